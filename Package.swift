@@ -1,0 +1,27 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "Chronicle",
+    platforms: [.macOS(.v15), .iOS(.v18)],
+    products: [
+        .library(name: "Chronicle", targets: ["Chronicle"]),
+    ],
+    targets: [
+        .target(
+            name: "Chronicle",
+            path: "Sources/Chronicle"
+        ),
+        .executableTarget(
+            name: "DoggoDB",
+            dependencies: ["Chronicle"],
+            path: "Examples/DoggoDB"
+        ),
+        .testTarget(
+            name: "ChronicleTests",
+            dependencies: ["Chronicle"],
+            path: "Tests/ChronicleTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

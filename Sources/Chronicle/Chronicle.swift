@@ -1,0 +1,1 @@
+// Chronicle: a reactive event-sourcing library. See Documentation.docc.

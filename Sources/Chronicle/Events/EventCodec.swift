@@ -1,0 +1,308 @@
+import Foundation
+
+/// The compact binary encoding of values, schemas, events and commits.
+///
+/// This is the payload of every journal record; the "Journal format" article
+/// documents it byte by byte. Decoding is total: malformed input throws
+/// ``BinaryReader/Malformed``, never traps, and never allocates more than the
+/// remaining input can justify.
+enum EventCodec {
+    // Value tags.
+    private enum ValueTag: UInt8 {
+        case null = 0, boolFalse, boolTrue, int, float, double, string, data, date, uuid, objectId, decimal, link, list, set, map
+    }
+    // Event tags.
+    private enum EventTag: UInt8 {
+        case defineType = 1, addProperty, create, set, delete, listInsert, listRemove, listMove, listReplace,
+             setInsert, setRemove, mapSet, mapRemove, clear
+    }
+
+    /// Collections inside collections are not part of the model; the limit
+    /// keeps hostile input from recursing deeply.
+    static let maximumNesting = 2
+
+    // MARK: Commit
+
+    static func encode(_ commit: Commit) -> [UInt8] {
+        var w = BinaryWriter(capacity: 32 + commit.events.count * 16)
+        encode(commit, into: &w)
+        return w.bytes
+    }
+
+    static func encode(_ commit: Commit, into w: inout BinaryWriter) {
+        w.varint(commit.version)
+        w.fixed64(commit.timestamp.timeIntervalSinceReferenceDate.bitPattern)
+        if let label = commit.label { w.byte(1); w.string(label) } else { w.byte(0) }
+        w.varint(commit.metadata.count)
+        for key in commit.metadata.keys.sorted() {
+            w.string(key)
+            w.string(commit.metadata[key]!)
+        }
+        w.varint(commit.events.count)
+        for event in commit.events { encode(event, into: &w) }
+    }
+
+    static func decodeCommit(_ bytes: UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> Commit {
+        var r = BinaryReader(bytes)
+        let commit = try decodeCommit(&r)
+        guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the commit") }
+        return commit
+    }
+
+    static func decodeCommit(_ bytes: [UInt8]) throws(BinaryReader.Malformed) -> Commit {
+        let result = bytes.withUnsafeBytes { raw in
+            Result { () throws(BinaryReader.Malformed) -> Commit in try decodeCommit(raw) }
+        }
+        return try result.get()
+    }
+
+    static func decodeCommit(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Commit {
+        let version = try r.varint()
+        let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.fixed64()))
+        let label: String?
+        switch try r.byte() {
+        case 0: label = nil
+        case 1: label = try r.string()
+        case let other: throw r.fail("label flag \(other) is neither 0 nor 1")
+        }
+        let metadataCount = try r.count(limit: r.remaining / 2)
+        var metadata: [String: String] = [:]
+        for _ in 0..<metadataCount {
+            let key = try r.string()
+            metadata[key] = try r.string()
+        }
+        let eventCount = try r.count(limit: r.remaining)
+        var events: [Event] = []
+        events.reserveCapacity(eventCount)
+        for _ in 0..<eventCount { events.append(try decodeEvent(&r)) }
+        return Commit(version: version, timestamp: timestamp, label: label, metadata: metadata, events: events)
+    }
+
+    // MARK: Events
+
+    static func encode(_ event: Event, into w: inout BinaryWriter) {
+        func target(_ tag: EventTag, _ table: Int, _ key: ObjectKey) {
+            w.byte(tag.rawValue); w.varint(table); w.signed(key.rawValue)
+        }
+        switch event {
+        case .defineType(let schema):
+            w.byte(EventTag.defineType.rawValue)
+            encode(schema, into: &w)
+        case .addProperty(let table, let property):
+            w.byte(EventTag.addProperty.rawValue); w.varint(table)
+            encode(property, into: &w)
+        case .create(let table, let key, let values):
+            target(.create, table, key)
+            w.varint(values.count)
+            for value in values { encode(value, into: &w) }
+        case .set(let table, let key, let property, let value):
+            target(.set, table, key); w.varint(property); encode(value, into: &w)
+        case .delete(let table, let key):
+            target(.delete, table, key)
+        case .listInsert(let table, let key, let property, let index, let value):
+            target(.listInsert, table, key); w.varint(property); w.varint(index); encode(value, into: &w)
+        case .listRemove(let table, let key, let property, let index):
+            target(.listRemove, table, key); w.varint(property); w.varint(index)
+        case .listMove(let table, let key, let property, let from, let to):
+            target(.listMove, table, key); w.varint(property); w.varint(from); w.varint(to)
+        case .listReplace(let table, let key, let property, let index, let value):
+            target(.listReplace, table, key); w.varint(property); w.varint(index); encode(value, into: &w)
+        case .setInsert(let table, let key, let property, let value):
+            target(.setInsert, table, key); w.varint(property); encode(value, into: &w)
+        case .setRemove(let table, let key, let property, let value):
+            target(.setRemove, table, key); w.varint(property); encode(value, into: &w)
+        case .mapSet(let table, let key, let property, let mapKey, let value):
+            target(.mapSet, table, key); w.varint(property); w.string(mapKey); encode(value, into: &w)
+        case .mapRemove(let table, let key, let property, let mapKey):
+            target(.mapRemove, table, key); w.varint(property); w.string(mapKey)
+        case .clear(let table, let key, let property):
+            target(.clear, table, key); w.varint(property)
+        }
+    }
+
+    static func decodeEvent(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Event {
+        let tagOffset = r.offset
+        guard let tag = EventTag(rawValue: try r.byte()) else {
+            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown event tag")
+        }
+        switch tag {
+        case .defineType:
+            return .defineType(try decodeSchema(&r))
+        case .addProperty:
+            let table = try index(&r)
+            return .addProperty(table: table, try decodeProperty(&r))
+        default:
+            break
+        }
+        let table = try index(&r)
+        let key = ObjectKey(try r.signed())
+        switch tag {
+        case .defineType, .addProperty:
+            preconditionFailure("handled above")
+        case .create:
+            let count = try r.count(limit: r.remaining)
+            var values: [PersistedValue] = []
+            values.reserveCapacity(count)
+            for _ in 0..<count { values.append(try decodeValue(&r)) }
+            return .create(table: table, key: key, values: values)
+        case .set:
+            return .set(table: table, key: key, property: try index(&r), value: try decodeValue(&r))
+        case .delete:
+            return .delete(table: table, key: key)
+        case .listInsert:
+            return .listInsert(table: table, key: key, property: try index(&r), index: try index(&r), value: try decodeValue(&r))
+        case .listRemove:
+            return .listRemove(table: table, key: key, property: try index(&r), index: try index(&r))
+        case .listMove:
+            return .listMove(table: table, key: key, property: try index(&r), from: try index(&r), to: try index(&r))
+        case .listReplace:
+            return .listReplace(table: table, key: key, property: try index(&r), index: try index(&r), value: try decodeValue(&r))
+        case .setInsert:
+            return .setInsert(table: table, key: key, property: try index(&r), value: try decodeValue(&r))
+        case .setRemove:
+            return .setRemove(table: table, key: key, property: try index(&r), value: try decodeValue(&r))
+        case .mapSet:
+            return .mapSet(table: table, key: key, property: try index(&r), mapKey: try r.string(), value: try decodeValue(&r))
+        case .mapRemove:
+            return .mapRemove(table: table, key: key, property: try index(&r), mapKey: try r.string())
+        case .clear:
+            return .clear(table: table, key: key, property: try index(&r))
+        }
+    }
+
+    /// Table, property and list indexes: small non-negative integers.
+    private static func index(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Int {
+        try r.count(limit: Int(Int32.max))
+    }
+
+    // MARK: Schema
+
+    static func encode(_ schema: TypeSchema, into w: inout BinaryWriter) {
+        w.string(schema.name)
+        w.byte(schema.isEmbedded ? 1 : 0)
+        w.varint(schema.properties.count)
+        for property in schema.properties { encode(property, into: &w) }
+    }
+
+    static func decodeSchema(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> TypeSchema {
+        let name = try r.string()
+        let flags = try r.byte()
+        guard flags <= 1 else { throw r.fail("type flags \(flags) unknown") }
+        let count = try r.count(limit: r.remaining / 4)
+        var properties: [PropertySchema] = []
+        properties.reserveCapacity(count)
+        for _ in 0..<count { properties.append(try decodeProperty(&r)) }
+        return TypeSchema(name: name, isEmbedded: flags == 1, properties: properties)
+    }
+
+    static func encode(_ property: PropertySchema, into w: inout BinaryWriter) {
+        w.string(property.name)
+        w.byte(property.type.rawValue)
+        if let objectType = property.objectType { w.byte(1); w.string(objectType) } else { w.byte(0) }
+        w.byte(property.collection.rawValue)
+        w.byte((property.isOptional ? 1 : 0) | (property.isPrimaryKey ? 2 : 0) | (property.isIndexed ? 4 : 0))
+    }
+
+    static func decodeProperty(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> PropertySchema {
+        let name = try r.string()
+        let typeOffset = r.offset
+        guard let type = PropertyType(rawValue: try r.byte()) else {
+            throw BinaryReader.Malformed(offset: typeOffset, reason: "unknown property type")
+        }
+        let objectType: String?
+        switch try r.byte() {
+        case 0: objectType = nil
+        case 1: objectType = try r.string()
+        case let other: throw r.fail("object-type flag \(other) is neither 0 nor 1")
+        }
+        guard let collection = CollectionKind(rawValue: try r.byte()) else { throw r.fail("unknown collection kind") }
+        let flags = try r.byte()
+        guard flags < 8 else { throw r.fail("property flags \(flags) unknown") }
+        return PropertySchema(name: name, type: type, objectType: objectType, collection: collection,
+                              isOptional: flags & 1 != 0, isPrimaryKey: flags & 2 != 0, isIndexed: flags & 4 != 0)
+    }
+
+    // MARK: Values
+
+    static func encode(_ value: PersistedValue, into w: inout BinaryWriter) {
+        switch value {
+        case .null: w.byte(ValueTag.null.rawValue)
+        case .bool(let v): w.byte(v ? ValueTag.boolTrue.rawValue : ValueTag.boolFalse.rawValue)
+        case .int(let v): w.byte(ValueTag.int.rawValue); w.signed(v)
+        case .float(let v): w.byte(ValueTag.float.rawValue); w.fixed32(v.bitPattern)
+        case .double(let v): w.byte(ValueTag.double.rawValue); w.fixed64(v.bitPattern)
+        case .string(let v): w.byte(ValueTag.string.rawValue); w.string(v)
+        case .data(let v): w.byte(ValueTag.data.rawValue); w.blob(v)
+        case .date(let v): w.byte(ValueTag.date.rawValue); w.fixed64(v.timeIntervalSinceReferenceDate.bitPattern)
+        case .uuid(let v):
+            w.byte(ValueTag.uuid.rawValue)
+            withUnsafeBytes(of: v.uuid) { w.raw($0) }
+        case .objectId(let v): w.byte(ValueTag.objectId.rawValue); w.raw(v.bytes)
+        case .decimal(let v): w.byte(ValueTag.decimal.rawValue); w.string(v.description)
+        case .link(let key): w.byte(ValueTag.link.rawValue); w.signed(key.rawValue)
+        case .list(let values):
+            w.byte(ValueTag.list.rawValue); w.varint(values.count)
+            for v in values { encode(v, into: &w) }
+        case .set(let values):
+            w.byte(ValueTag.set.rawValue); w.varint(values.count)
+            for v in values { encode(v, into: &w) }
+        case .map(let entries):
+            w.byte(ValueTag.map.rawValue); w.varint(entries.count)
+            for entry in entries { w.string(entry.key); encode(entry.value, into: &w) }
+        }
+    }
+
+    static func encode(_ value: PersistedValue) -> [UInt8] {
+        var w = BinaryWriter()
+        encode(value, into: &w)
+        return w.bytes
+    }
+
+    static func decodeValue(_ r: inout BinaryReader, depth: Int = 0) throws(BinaryReader.Malformed) -> PersistedValue {
+        let tagOffset = r.offset
+        guard let tag = ValueTag(rawValue: try r.byte()) else {
+            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown value tag")
+        }
+        switch tag {
+        case .null: return .null
+        case .boolFalse: return .bool(false)
+        case .boolTrue: return .bool(true)
+        case .int: return .int(try r.signed())
+        case .float: return .float(Float(bitPattern: try r.fixed32()))
+        case .double: return .double(Double(bitPattern: try r.fixed64()))
+        case .string: return .string(try r.string())
+        case .data: return .data(Data(try r.blob()))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.fixed64())))
+        case .uuid:
+            let b = try r.bytes(16)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                                     b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case .objectId:
+            return .objectId(ObjectId(bytes: try r.bytes(12))!)
+        case .decimal:
+            let start = r.offset
+            let text = try r.string()
+            guard let value = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw BinaryReader.Malformed(offset: start, reason: "decimal \"\(text)\" does not parse")
+            }
+            return .decimal(value)
+        case .link: return .link(ObjectKey(try r.signed()))
+        case .list, .set, .map:
+            guard depth < maximumNesting else { throw r.fail("collections nested deeper than \(maximumNesting)") }
+            let count = try r.count(limit: r.remaining)
+            if tag == .map {
+                var entries: [MapEntry] = []
+                entries.reserveCapacity(count)
+                for _ in 0..<count {
+                    let key = try r.string()
+                    entries.append(MapEntry(key: key, value: try decodeValue(&r, depth: depth + 1)))
+                }
+                return .map(entries)
+            }
+            var values: [PersistedValue] = []
+            values.reserveCapacity(count)
+            for _ in 0..<count { values.append(try decodeValue(&r, depth: depth + 1)) }
+            return tag == .list ? .list(values) : .set(values)
+        }
+    }
+}

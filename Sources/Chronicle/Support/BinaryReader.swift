@@ -1,0 +1,96 @@
+import Foundation
+
+/// Reads Chronicle's compact binary encoding (see ``BinaryWriter``).
+///
+/// Every read is bounds-checked and throws ``BinaryReader/Malformed`` instead
+/// of trapping, and no length field can make the reader allocate more than the
+/// bytes that remain: a decoder fed hostile input fails, it never crashes.
+///
+/// The reader borrows its buffer: use it only inside the `withUnsafeBytes`
+/// call that produced the pointer.
+struct BinaryReader {
+    /// The input ended early or held a value that cannot be decoded.
+    struct Malformed: Error, CustomStringConvertible {
+        /// Offset, from the start of the buffer, where decoding failed.
+        let offset: Int
+        let reason: String
+        var description: String { "malformed data at byte \(offset): \(reason)" }
+    }
+
+    private let buffer: UnsafeRawBufferPointer
+    private(set) var offset: Int
+
+    init(_ buffer: UnsafeRawBufferPointer, offset: Int = 0) {
+        self.buffer = buffer
+        self.offset = offset
+    }
+
+    var remaining: Int { buffer.count - offset }
+    var isAtEnd: Bool { offset >= buffer.count }
+
+    func fail(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
+
+    mutating func byte() throws(Malformed) -> UInt8 {
+        guard offset < buffer.count else { throw fail("unexpected end of data") }
+        defer { offset += 1 }
+        return buffer[offset]
+    }
+
+    mutating func varint() throws(Malformed) -> UInt64 {
+        var result: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            if shift == 63 && next > 1 { throw fail("varint overflows 64 bits") }
+            result |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 { return result }
+            shift += 7
+            if shift > 63 { throw fail("varint longer than 10 bytes") }
+        }
+    }
+
+    /// A varint that must fit an `Int` and be at most `limit`.
+    mutating func count(limit: Int) throws(Malformed) -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw fail("count \(value) exceeds the \(limit) that can follow") }
+        return Int(value)
+    }
+
+    mutating func signed() throws(Malformed) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+    }
+
+    mutating func fixed32() throws(Malformed) -> UInt32 {
+        guard remaining >= 4 else { throw fail("unexpected end of data") }
+        defer { offset += 4 }
+        return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+    }
+
+    mutating func fixed64() throws(Malformed) -> UInt64 {
+        guard remaining >= 8 else { throw fail("unexpected end of data") }
+        defer { offset += 8 }
+        return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+    }
+
+    mutating func bytes(_ count: Int) throws(Malformed) -> UnsafeRawBufferPointer {
+        guard count >= 0, remaining >= count else { throw fail("length \(count) runs past the end") }
+        defer { offset += count }
+        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+    }
+
+    mutating func string() throws(Malformed) -> String {
+        let length = try count(limit: remaining)
+        let start = offset
+        let raw = try bytes(length)
+        guard let value = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
+            throw Malformed(offset: start, reason: "string is not valid UTF-8")
+        }
+        return value
+    }
+
+    mutating func blob() throws(Malformed) -> [UInt8] {
+        let length = try count(limit: remaining)
+        return Array(try bytes(length))
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+@Suite("Event codec")
+struct EventCodecTests {
+    static let sampleValues: [PersistedValue] = [
+        .null, .bool(true), .bool(false), .int(0), .int(-1), .int(.max), .int(.min),
+        .float(1.5), .double(-0.25), .double(.infinity), .string(""), .string("héllo ✓"),
+        .data(Data([0, 1, 2, 255])), .date(Date(timeIntervalSinceReferenceDate: 12345.678)),
+        .uuid(UUID()), .objectId(ObjectId.generate()), .decimal(Decimal(string: "12345.6789")!),
+        .link(ObjectKey(42)), .list([.int(1), .string("a")]), .set([.string("x")]),
+        .map([MapEntry(key: "a", value: .int(1)), MapEntry(key: "b", value: .null)]),
+    ]
+
+    @Test(arguments: sampleValues)
+    func valueRoundTrips(_ value: PersistedValue) throws {
+        let bytes = EventCodec.encode(value)
+        let decoded = try bytes.withUnsafeBytes { raw in
+            var reader = BinaryReader(raw)
+            let value = try EventCodec.decodeValue(&reader)
+            #expect(reader.isAtEnd)
+            return value
+        }
+        #expect(decoded == value)
+    }
+
+    @Test func commitRoundTripsWithEveryEventKind() throws {
+        let schema = TypeSchema(name: "Person", properties: [
+            PropertySchema(name: "_id", type: .objectId, isPrimaryKey: true),
+            PropertySchema(name: "friends", type: .object, objectType: "Person", collection: .list),
+            PropertySchema(name: "age", type: .int, isOptional: true, isIndexed: true),
+        ])
+        let key = ObjectKey(7)
+        let events: [Event] = [
+            .defineType(schema),
+            .addProperty(table: 0, PropertySchema(name: "nick", type: .string)),
+            .create(table: 0, key: key, values: [.objectId(ObjectId()), .list([]), .null]),
+            .set(table: 0, key: key, property: 2, value: .int(30)),
+            .listInsert(table: 0, key: key, property: 1, index: 0, value: .link(key)),
+            .listReplace(table: 0, key: key, property: 1, index: 0, value: .link(ObjectKey(8))),
+            .listMove(table: 0, key: key, property: 1, from: 0, to: 1),
+            .listRemove(table: 0, key: key, property: 1, index: 0),
+            .setInsert(table: 0, key: key, property: 1, value: .string("a")),
+            .setRemove(table: 0, key: key, property: 1, value: .string("a")),
+            .mapSet(table: 0, key: key, property: 1, mapKey: "k", value: .double(1)),
+            .mapRemove(table: 0, key: key, property: 1, mapKey: "k"),
+            .clear(table: 0, key: key, property: 1),
+            .delete(table: 0, key: key),
+        ]
+        let commit = Commit(version: 3, timestamp: Date(timeIntervalSinceReferenceDate: 1.25), label: "adopt dog",
+                            metadata: ["author": "me", "device": "linux"], events: events)
+        let decoded = try EventCodec.decodeCommit(EventCodec.encode(commit))
+        #expect(decoded == commit)
+    }
+
+    @Test func truncatedCommitsThrowInsteadOfTrapping() {
+        let commit = Commit(version: 1, timestamp: Date(), label: "x", events: [
+            .create(table: 0, key: ObjectKey(1), values: Self.sampleValues),
+        ])
+        let bytes = EventCodec.encode(commit)
+        for length in 0..<bytes.count {
+            #expect(throws: BinaryReader.Malformed.self) { try EventCodec.decodeCommit(Array(bytes[..<length])) }
+        }
+    }
+
+    @Test func hugeLengthFieldIsRejectedBeforeAllocating() {
+        // version 1, timestamp, no label, no metadata, then an event count of 2^62.
+        var w = BinaryWriter()
+        w.varint(1); w.fixed64(0); w.byte(0); w.varint(0); w.varint(UInt64(1) << 62)
+        #expect(throws: BinaryReader.Malformed.self) { try EventCodec.decodeCommit(w.bytes) }
+    }
+
+    @Test func crc32cMatchesTheStandardCheckValue() {
+        // The catalogued check value of CRC-32C over the ASCII digits 1–9.
+        #expect(CRC32C.checksum(Array("123456789".utf8)) == 0xE306_9283)
+        let long = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let whole = CRC32C.checksum(long)
+        let split = long.withUnsafeBytes { raw in
+            CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[500...]),
+                            continuing: CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[..<500])))
+        }
+        #expect(whole == split)
+    }
+
+    @Test func objectIdStringFormRoundTripsAndOrders() throws {
+        let a = ObjectId.generate()
+        let b = ObjectId.generate()
+        #expect(ObjectId(a.description) == a)
+        #expect(a.description.count == 24)
+        #expect(a < b)
+        #expect(ObjectId("zz") == nil)
+    }
+}
