@@ -1,0 +1,42 @@
+/// Where a managed collection property lives: its owner object and property.
+struct CollectionOwner: Sendable {
+    let table: TableBinding
+    let key: ObjectKey
+    let property: Int
+    let frozen: StoreState?
+
+    var store: Store { table.store }
+
+    func state() -> StoreState { frozen ?? table.store.readableState() }
+
+    /// The stored collection value, or `nil` if the owner was deleted.
+    func value(in state: StoreState) -> PersistedValue? {
+        state.object(table: table.index, key: key)?.values[property]
+    }
+
+    func readContext(_ state: StoreState) -> _ReadContext {
+        _ReadContext(table: table, key: key, property: property, ordinal: -1, state: state, frozen: frozen)
+    }
+
+    /// The write in progress, or a precondition failure naming the operation.
+    func transaction(_ operation: String) -> Transaction {
+        let name = "\(table.metadata.name).\(table.metadata.schema.properties[property].name)"
+        precondition(frozen == nil, "Chronicle: \(name) is frozen and cannot change; thaw() it and modify the live collection inside store.write { }")
+        guard let transaction = table.store.currentTransaction() else {
+            preconditionFailure("Chronicle: \(operation) on \(name) must happen inside store.write { } or store.asyncWrite { }")
+        }
+        return transaction
+    }
+
+    func writeContext(_ transaction: Transaction) -> _WriteContext {
+        _WriteContext(transaction: transaction, table: table, key: key, property: property)
+    }
+}
+
+/// Elements of a stored list or set value.
+func storedElements(_ value: PersistedValue?) -> [PersistedValue] {
+    switch value {
+    case .list(let elements)?, .set(let elements)?: elements
+    default: []
+    }
+}

@@ -1,0 +1,110 @@
+import Synchronization
+
+/// A dictionary from `String` keys to persisted values, declared as
+/// `@Persisted var scores: Map<String, Int>`.
+///
+/// Entries are kept sorted by key. A managed map is live and changes only
+/// inside a write; each change is a map event in the journal.
+public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Sendable {
+    // Safety: as for List — immutable references when managed, a mutex when not.
+    let owner: CollectionOwner?
+    private let unmanaged: Mutex<[String: Value]>
+
+    /// An empty, unmanaged map.
+    public init() {
+        owner = nil
+        unmanaged = Mutex([:])
+    }
+
+    init(owner: CollectionOwner) {
+        self.owner = owner
+        unmanaged = Mutex([:])
+    }
+
+    /// Whether the map belongs to a store.
+    public var isManaged: Bool { owner != nil }
+
+    private var entries: [(key: String, value: Value?)] {
+        guard let owner else {
+            return unmanaged.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
+        }
+        let state = owner.state()
+        let context = owner.readContext(state)
+        guard case .map(let stored)? = owner.value(in: state) else { return [] }
+        return stored.map { ($0.key, Value._fromPersisted($0.value, in: context)) }
+    }
+
+    /// The number of entries.
+    public var count: Int { entries.count }
+    /// The keys, sorted.
+    public var keys: [String] { entries.map(\.key) }
+    /// The values, in key order (`nil` where a linked object was deleted).
+    public var values: [Value?] { entries.map(\.value) }
+
+    /// The value for `key`; setting `nil` removes the entry (inside a write).
+    public subscript(key: Key) -> Value? {
+        get { entries.first { $0.key == key._mapKey }?.value ?? nil }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
+        }
+    }
+
+    /// Sets the value for `key`.
+    public func updateValue(_ value: Value, forKey key: Key) {
+        let key = key._mapKey
+        if let owner {
+            let transaction = owner.transaction("updateValue")
+            transaction.apply(.mapSet(table: owner.table.index, key: owner.key, property: owner.property, mapKey: key,
+                                      value: value._toPersisted(in: owner.writeContext(transaction))))
+        } else {
+            unmanaged.withLock { $0[key] = value }
+        }
+    }
+
+    /// Removes the entry for `key`, if there is one.
+    public func removeObject(for key: Key) {
+        let key = key._mapKey
+        if let owner {
+            guard keys.contains(key) else { return }
+            let transaction = owner.transaction("removeObject")
+            transaction.apply(.mapRemove(table: owner.table.index, key: owner.key, property: owner.property, mapKey: key))
+        } else {
+            unmanaged.withLock { _ = $0.removeValue(forKey: key) }
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        if let owner {
+            let transaction = owner.transaction("removeAll")
+            transaction.apply(.clear(table: owner.table.index, key: owner.key, property: owner.property))
+        } else {
+            unmanaged.withLock { $0.removeAll() }
+        }
+    }
+}
+
+extension Map: _PersistableProperty {
+    public static var _propertyKind: _PropertyKind {
+        var kind = Value._valueKind
+        kind.collection = .map
+        return kind
+    }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Map<Key, Value> {
+        Map(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozen))
+    }
+    public func _write(in context: _WriteContext) -> PersistedValue {
+        .map(entries.compactMap { entry in entry.value.map { MapEntry(key: entry.key, value: $0._toPersisted(in: context)) } })
+    }
+    public static func _makeDefault() -> Map<Key, Value> { Map() }
+    public static func _recordingValue(_ recording: _Recording) -> Map<Key, Value>? { nil }
+}
+
+/// The key type of a ``Map``: `String`. Implementation detail.
+public protocol _MapKey: Hashable, Sendable {
+    var _mapKey: String { get }
+}
+
+extension String: _MapKey {
+    public var _mapKey: String { self }
+}

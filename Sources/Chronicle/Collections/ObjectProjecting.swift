@@ -1,0 +1,16 @@
+/// A type that ``Results`` can hold: a model class, or a ``Projection`` of
+/// one. Implementation detail; do not conform your own types.
+public protocol _ObjectProjecting: Sendable {
+    /// The model class whose table the results read.
+    static var _rootType: ObjectBase.Type { get }
+    /// Wraps a managed object of ``_rootType``.
+    static func _project(_ root: ObjectBase) -> Self
+    /// The object this element reads.
+    var _rootObject: ObjectBase { get }
+}
+
+extension ObjectBase: _ObjectProjecting {
+    public static var _rootType: ObjectBase.Type { self }
+    public static func _project(_ root: ObjectBase) -> Self { root as! Self }
+    public var _rootObject: ObjectBase { self }
+}

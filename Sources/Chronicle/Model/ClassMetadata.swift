@@ -1,0 +1,138 @@
+import Synchronization
+
+/// What Chronicle knows about a model class: its schema and how its
+/// `@Persisted` wrappers map to properties. Discovered once per class, by
+/// reflecting over a prototype instance, and cached.
+final class ClassMetadata: Sendable {
+    struct Property: Sendable {
+        let name: String
+        let kind: _PropertyKind
+        let options: PersistedOptions
+    }
+
+    let type: ObjectBase.Type
+    let name: String
+    let isEmbedded: Bool
+    /// Every `@Persisted` property, by ordinal (linking objects included).
+    let properties: [Property]
+    /// The persisted properties as the journal records them, in ordinal order.
+    let schema: TypeSchema
+    /// For each ordinal, its index in ``schema`` (−1 for linking objects).
+    let schemaIndexByOrdinal: [Int]
+    let ordinalByName: [String: Int]
+
+    var primaryKeyOrdinal: Int? { properties.firstIndex { $0.options.isPrimaryKey } }
+
+    func propertyName(ordinal: Int) -> String { properties[ordinal].name }
+
+    /// The model classes this one links to (to-one, collections, linking objects).
+    var linkedTypes: [ObjectBase.Type] { properties.compactMap(\.kind.objectType) }
+
+    private init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [Property]) {
+        self.type = type
+        self.name = name
+        self.isEmbedded = isEmbedded
+        self.properties = properties
+        var schemaProperties: [PropertySchema] = []
+        var indexByOrdinal: [Int] = []
+        for property in properties {
+            if property.kind.isLinkingObjects {
+                indexByOrdinal.append(-1)
+                continue
+            }
+            indexByOrdinal.append(schemaProperties.count)
+            schemaProperties.append(PropertySchema(
+                name: property.name, type: property.kind.type,
+                objectType: property.kind.objectType.map { ClassMetadata.typeName($0) },
+                collection: property.kind.collection, isOptional: property.kind.isOptional,
+                isPrimaryKey: property.options.isPrimaryKey, isIndexed: property.options.isIndexed))
+        }
+        schema = TypeSchema(name: name, isEmbedded: isEmbedded, properties: schemaProperties)
+        schemaIndexByOrdinal = indexByOrdinal
+        ordinalByName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+    }
+
+    static func typeName(_ type: ObjectBase.Type) -> String { String(describing: type) }
+
+    // MARK: Cache
+
+    private static let cache = Mutex<[ObjectIdentifier: ClassMetadata]>([:])
+
+    /// The metadata of `type`, discovering it on first use.
+    ///
+    /// - Complexity: O(1) after the first call for a class.
+    static func of(_ type: ObjectBase.Type) throws(SchemaError) -> ClassMetadata {
+        let id = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[id] }) { return cached }
+        let discovered = try discover(type)
+        return cache.withLock { cache in
+            if let raced = cache[id] { return raced }
+            cache[id] = discovered
+            return discovered
+        }
+    }
+
+    /// The metadata of a class whose schema was already validated.
+    static func known(_ type: ObjectBase.Type) -> ClassMetadata {
+        do { return try of(type) } catch {
+            preconditionFailure("Chronicle: \(error)")
+        }
+    }
+
+    private static func discover(_ type: ObjectBase.Type) throws(SchemaError) -> ClassMetadata {
+        let name = typeName(type)
+        let prototype = type.init()
+        let options = ConstructionFrame.current.lastTakenOptions
+        let count = prototype.unmanagedValues.withLock { $0.count }
+
+        var found: [(ordinal: Int, name: String, kind: _PropertyKind)] = []
+        var mirror: Mirror? = Mirror(reflecting: prototype)
+        while let current = mirror {
+            for child in current.children {
+                guard let wrapper = child.value as? any PersistedWrapper, let label = child.label else { continue }
+                let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                found.append((wrapper.ordinal, propertyName, Swift.type(of: wrapper).kind))
+            }
+            mirror = current.superclassMirror
+        }
+        found.sort { $0.ordinal < $1.ordinal }
+        guard found.map(\.ordinal) == Array(0..<count), options.count == count else {
+            throw .unsupportedProperty(type: name, property: found.first?.name ?? "?",
+                reason: "its @Persisted properties were not initialised in order; a @Persisted default value must not create another Object (use nil)")
+        }
+
+        let isEmbedded = type is EmbeddedObject.Type
+        var properties: [Property] = []
+        for entry in found {
+            let property = Property(name: entry.name, kind: entry.kind, options: options[entry.ordinal])
+            try validate(property, of: name)
+            properties.append(property)
+        }
+        let keys = properties.filter(\.options.isPrimaryKey).map(\.name)
+        if keys.count > 1 { throw .multiplePrimaryKeys(type: name, properties: keys) }
+        if isEmbedded, let key = keys.first { throw .embeddedPrimaryKey(type: name, property: key) }
+        return ClassMetadata(type: type, name: name, isEmbedded: isEmbedded, properties: properties)
+    }
+
+    private static func validate(_ property: Property, of typeName: String) throws(SchemaError) {
+        let kind = property.kind
+        if property.options.isPrimaryKey {
+            let allowed: Set<PropertyType> = [.int, .int8, .int16, .int32, .int64, .string, .uuid, .objectId]
+            guard allowed.contains(kind.type), kind.collection == .none, !kind.isLinkingObjects else {
+                throw .unsupportedProperty(type: typeName, property: property.name,
+                    reason: "a primary key must be Int, String, UUID or ObjectId")
+            }
+        }
+        if property.options.isIndexed {
+            let allowed: Set<PropertyType> = [.bool, .int, .int8, .int16, .int32, .int64, .string, .date, .uuid, .objectId]
+            guard allowed.contains(kind.type), kind.collection == .none, !kind.isLinkingObjects else {
+                throw .unsupportedProperty(type: typeName, property: property.name,
+                    reason: "only Bool, integer, String, Date, UUID and ObjectId properties can be indexed")
+            }
+        }
+        if kind.collection == .none, !kind.isLinkingObjects, let target = kind.objectType, !kind.isOptional {
+            throw .unsupportedProperty(type: typeName, property: property.name,
+                reason: "a link to \(ClassMetadata.typeName(target)) must be optional")
+        }
+    }
+}

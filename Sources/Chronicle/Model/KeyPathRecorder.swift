@@ -1,0 +1,100 @@
+import Synchronization
+
+/// Records which `@Persisted` properties a key path reads.
+///
+/// Chronicle maps a Swift key path to persisted property names by applying
+/// it to a throwaway *recording* instance whose property reads log their
+/// names: `\Person.address?.city` logs `address` then `address.city`;
+/// `\Person.lastName.localizedCapitalized.first` logs `lastName` and then
+/// transforms a probe value. Queries, projections and observation all use
+/// this one mapping.
+final class KeyPathRecorder: Sendable {
+    private let state = Mutex<(paths: [[String]], lastProbe: (any Hashable & Sendable)?)>(([], nil))
+
+    /// Logs a read of property `ordinal` of `type` under `prefix`; returns the full path.
+    func record(prefix: [String], ordinal: Int, of type: ObjectBase.Type) -> [String] {
+        let path = prefix + [ClassMetadata.known(type).propertyName(ordinal: ordinal)]
+        state.withLock { $0.paths.append(path) }
+        return path
+    }
+
+    /// Remembers the probe value handed out for the last read.
+    func handedOut(_ probe: (any Hashable & Sendable)?) { state.withLock { $0.lastProbe = probe } }
+
+    var paths: [[String]] { state.withLock { $0.paths } }
+    var lastProbe: (any Hashable & Sendable)? { state.withLock { $0.lastProbe } }
+}
+
+/// The persisted properties one key path reads.
+struct RecordedKeyPath: Sendable, Hashable {
+    /// The deepest persisted property the key path reaches, e.g. `["address", "city"]`.
+    let path: [String]
+    /// Every persisted property it reads along the way (its dependency set).
+    let dependencies: [[String]]
+    /// Whether the key path's value *is* that property's value, rather than
+    /// something computed from it (`lastName.localizedCapitalized`).
+    let isDirect: Bool
+
+    var dottedPath: String { path.joined(separator: ".") }
+}
+
+/// A key path that touches no persisted property (a computed property, say).
+public struct UnpersistedKeyPathError: Error, Sendable, CustomStringConvertible {
+    /// The key path's description.
+    public let keyPath: String
+    public var description: String {
+        "\(keyPath) reads no @Persisted property; queries, sorting, projections and observation need a persisted property"
+    }
+}
+
+enum KeyPathMapping {
+    private static let cache = Mutex<[SendableKeyPath: RecordedKeyPath]>([:])
+
+    /// Maps a key path rooted at a model class to the persisted properties it reads.
+    ///
+    /// - Complexity: O(1) after the first call for a key path.
+    static func record(_ keyPath: AnyKeyPath) throws(UnpersistedKeyPathError) -> RecordedKeyPath {
+        let cacheKey = SendableKeyPath(keyPath)
+        if let cached = cache.withLock({ $0[cacheKey] }) { return cached }
+        guard let rootType = type(of: keyPath).rootType as? ObjectBase.Type else {
+            throw UnpersistedKeyPathError(keyPath: "\(keyPath)")
+        }
+        let recorder = KeyPathRecorder()
+        let root = makeRecordingInstance(rootType, recorder: recorder, prefix: [])
+        let value = root[keyPath: keyPath]
+        let paths = recorder.paths
+        guard let deepest = paths.last else { throw UnpersistedKeyPathError(keyPath: "\(keyPath)") }
+        let isDirect = isProbe(value, recorder.lastProbe)
+        var seen = Set<[String]>()
+        let dependencies = paths.filter { seen.insert($0).inserted }
+        let recorded = RecordedKeyPath(path: deepest, dependencies: dependencies, isDirect: isDirect)
+        cache.withLock { $0[cacheKey] = recorded }
+        return recorded
+    }
+
+    static func makeRecordingInstance(_ type: ObjectBase.Type, recorder: KeyPathRecorder, prefix: [String]) -> ObjectBase {
+        let instance = type.init()
+        _ = instance.binding.storeIfNil(ObjectBinding(.recording(recorder, prefix: prefix)))
+        return instance
+    }
+
+    private static func isProbe(_ value: Any?, _ probe: (any Hashable & Sendable)?) -> Bool {
+        guard let value else { return false }
+        if let object = value as? ObjectBase, case .recording = object.binding.load()?.kind { return true }
+        if let collection = value as? _RecordingCollection { return collection.isRecording }
+        guard let probe else { return value is Bool || value is any PersistableEnum }
+        return (value as? AnyHashable) == AnyHashable(probe)
+    }
+}
+
+/// Collections handed out by recording instances.
+protocol _RecordingCollection {
+    var isRecording: Bool { get }
+}
+
+/// A key path as a dictionary key shared across threads.
+struct SendableKeyPath: Hashable, @unchecked Sendable {
+    // Safety: key path objects are immutable once formed.
+    let keyPath: AnyKeyPath
+    init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
+}

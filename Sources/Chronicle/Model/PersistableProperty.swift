@@ -1,0 +1,209 @@
+import Foundation
+
+/// A type that can be the type of a `@Persisted` property.
+///
+/// Chronicle conforms the supported types for you: `Bool`, the integer
+/// types, `Float`, `Double`, `String`, `Data`, `Date`, `UUID`, `URL`,
+/// `Decimal`, ``ObjectId``, ``PersistableEnum`` enums, `Optional`s of these
+/// and of ``Object``/``EmbeddedObject`` subclasses, ``List``,
+/// ``MutableSet``, ``Map`` and ``LinkingObjects``. Its requirements are
+/// implementation details; do not conform your own types.
+public protocol _PersistableProperty: Sendable {
+    /// How the schema describes this type.
+    static var _propertyKind: _PropertyKind { get }
+    /// Converts a stored value back to Swift, for a managed object.
+    static func _read(_ value: PersistedValue, in context: _ReadContext) -> Self
+    /// Converts to a stored value, inside a write transaction.
+    func _write(in context: _WriteContext) -> PersistedValue
+    /// The value a `@Persisted var x: T` without an initial value holds.
+    static func _makeDefault() -> Self
+    /// What a key-path recording instance returns; `nil` uses the default.
+    static func _recordingValue(_ recording: _Recording) -> Self?
+}
+
+/// A type that can be an element of a collection property or the wrapped
+/// type of an optional property. Implementation detail; see
+/// ``_PersistableProperty``.
+public protocol _PersistableValue: Sendable {
+    /// How the schema describes this type.
+    static var _valueKind: _PropertyKind { get }
+    /// Converts a stored value back to Swift; `nil` for ``PersistedValue/null``.
+    static func _fromPersisted(_ value: PersistedValue, in context: _ReadContext) -> Self?
+    /// Converts to a stored value, inside a write transaction.
+    func _toPersisted(in context: _WriteContext) -> PersistedValue
+    /// What a key-path recording instance returns for this element type.
+    static func _recordingElement(_ recording: _Recording) -> Self?
+}
+
+/// How a Swift type maps to the schema. Implementation detail.
+public struct _PropertyKind: Sendable {
+    var type: PropertyType
+    var objectType: ObjectBase.Type?
+    var collection: CollectionKind = .none
+    var isOptional = false
+    var isLinkingObjects = false
+
+    init(type: PropertyType, objectType: ObjectBase.Type? = nil, collection: CollectionKind = .none,
+         isOptional: Bool = false, isLinkingObjects: Bool = false) {
+        self.type = type
+        self.objectType = objectType
+        self.collection = collection
+        self.isOptional = isOptional
+        self.isLinkingObjects = isLinkingObjects
+    }
+}
+
+// MARK: - Primitive values
+
+/// A value type stored as one ``PersistedValue`` case. Implementation detail.
+public protocol _PrimitivePersistable: _PersistableProperty, _PersistableValue, Hashable, Sendable {
+    static var _primitiveType: PropertyType { get }
+    var _primitive: PersistedValue { get }
+    init?(_primitive: PersistedValue)
+    static var _zero: Self { get }
+    /// A distinctive value a key-path recording read returns, so that the
+    /// recorder can tell `\.name` (the probe comes back) from
+    /// `\.name.uppercased()` (something else does). `nil` when the type
+    /// has no value to spare (`Bool`, enums).
+    static var _probe: Self? { get }
+}
+
+extension _PrimitivePersistable {
+    public static var _propertyKind: _PropertyKind { _PropertyKind(type: _primitiveType) }
+    public static var _valueKind: _PropertyKind { _PropertyKind(type: _primitiveType) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Self { Self(_primitive: value) ?? _zero }
+    public func _write(in context: _WriteContext) -> PersistedValue { _primitive }
+    public static func _makeDefault() -> Self { _zero }
+    public static func _recordingValue(_ recording: _Recording) -> Self? { _recordingElement(recording) }
+    public static func _fromPersisted(_ value: PersistedValue, in context: _ReadContext) -> Self? { Self(_primitive: value) }
+    public func _toPersisted(in context: _WriteContext) -> PersistedValue { _primitive }
+    public static func _recordingElement(_ recording: _Recording) -> Self? {
+        recording.recorder.handedOut(_probe)
+        return _probe
+    }
+    public static var _probe: Self? { nil }
+}
+
+extension Bool: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .bool }
+    public var _primitive: PersistedValue { .bool(self) }
+    public init?(_primitive value: PersistedValue) { guard case .bool(let v) = value else { return nil }; self = v }
+    public static var _zero: Bool { false }
+}
+
+extension String: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .string }
+    public var _primitive: PersistedValue { .string(self) }
+    public init?(_primitive value: PersistedValue) { guard case .string(let v) = value else { return nil }; self = v }
+    public static var _probe: String? { "\u{E000}chronicle-probe" }
+    public static var _zero: String { "" }
+}
+
+extension Data: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .data }
+    public var _primitive: PersistedValue { .data(self) }
+    public init?(_primitive value: PersistedValue) { guard case .data(let v) = value else { return nil }; self = v }
+    public static var _probe: Data? { Data([0x5A, 0xA5, 0x5A]) }
+    public static var _zero: Data { Data() }
+}
+
+extension Date: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .date }
+    public var _primitive: PersistedValue { .date(self) }
+    public init?(_primitive value: PersistedValue) { guard case .date(let v) = value else { return nil }; self = v }
+    public static var _probe: Date? { Date(timeIntervalSinceReferenceDate: 0.5772156649) }
+    public static var _zero: Date { Date(timeIntervalSinceReferenceDate: 0) }
+}
+
+extension UUID: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .uuid }
+    public var _primitive: PersistedValue { .uuid(self) }
+    public init?(_primitive value: PersistedValue) { guard case .uuid(let v) = value else { return nil }; self = v }
+    public static var _probe: UUID? { UUID(uuidString: "5A5A5A5A-0000-4000-8000-00000000A5A5") }
+    public static var _zero: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+}
+
+extension URL: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .url }
+    public var _primitive: PersistedValue { .string(absoluteString) }
+    public init?(_primitive value: PersistedValue) {
+        guard case .string(let v) = value, let url = URL(string: v) else { return nil }
+        self = url
+    }
+    public static var _probe: URL? { URL(string: "chronicle-probe://x") }
+    public static var _zero: URL { URL(string: "about:blank")! }
+}
+
+extension Decimal: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .decimal }
+    public var _primitive: PersistedValue { .decimal(self) }
+    public init?(_primitive value: PersistedValue) { guard case .decimal(let v) = value else { return nil }; self = v }
+    public static var _probe: Decimal? { Decimal(string: "0.5772156649") }
+    public static var _zero: Decimal { 0 }
+}
+
+extension ObjectId: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .objectId }
+    public var _primitive: PersistedValue { .objectId(self) }
+    public init?(_primitive value: PersistedValue) { guard case .objectId(let v) = value else { return nil }; self = v }
+    public static var _probe: ObjectId? { ObjectId("5a5a5a5a0000000000a5a5a5") }
+    public static var _zero: ObjectId { ObjectId() }
+}
+
+extension Float: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .float }
+    public var _primitive: PersistedValue { .float(self) }
+    public init?(_primitive value: PersistedValue) { guard case .float(let v) = value else { return nil }; self = v }
+    public static var _probe: Float? { 0.5772156649 }
+    public static var _zero: Float { 0 }
+}
+
+extension Double: _PrimitivePersistable {
+    public static var _primitiveType: PropertyType { .double }
+    public var _primitive: PersistedValue { .double(self) }
+    public init?(_primitive value: PersistedValue) { guard case .double(let v) = value else { return nil }; self = v }
+    public static var _probe: Double? { 0.5772156649 }
+    public static var _zero: Double { 0 }
+}
+
+/// Integers all store as ``PersistedValue/int(_:)``; the schema keeps the width.
+public protocol _PersistableInteger: _PrimitivePersistable, FixedWidthInteger {}
+
+extension _PersistableInteger {
+    public var _primitive: PersistedValue { .int(Int64(self)) }
+    public init?(_primitive value: PersistedValue) {
+        guard case .int(let v) = value, let exact = Self(exactly: v) else { return nil }
+        self = exact
+    }
+    public static var _zero: Self { 0 }
+    public static var _probe: Self? { Self(truncatingIfNeeded: 0x5A5A_5A5A_5A5A_5A5A as UInt64) }
+}
+
+extension Int: _PersistableInteger { public static var _primitiveType: PropertyType { .int } }
+extension Int8: _PersistableInteger { public static var _primitiveType: PropertyType { .int8 } }
+extension Int16: _PersistableInteger { public static var _primitiveType: PropertyType { .int16 } }
+extension Int32: _PersistableInteger { public static var _primitiveType: PropertyType { .int32 } }
+extension Int64: _PersistableInteger { public static var _primitiveType: PropertyType { .int64 } }
+
+// MARK: - Optional
+
+extension Optional: _PersistableProperty where Wrapped: _PersistableValue {
+    public static var _propertyKind: _PropertyKind {
+        var kind = Wrapped._valueKind
+        kind.isOptional = true
+        return kind
+    }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Self {
+        Wrapped._fromPersisted(value, in: context)
+    }
+    public func _write(in context: _WriteContext) -> PersistedValue {
+        switch self {
+        case .none: .null
+        case .some(let wrapped): wrapped._toPersisted(in: context)
+        }
+    }
+    public static func _makeDefault() -> Self { nil }
+    public static func _recordingValue(_ recording: _Recording) -> Self? {
+        Wrapped._recordingElement(recording).map { .some($0) }
+    }
+}

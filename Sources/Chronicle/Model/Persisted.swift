@@ -1,0 +1,98 @@
+/// Declares a persisted property of an ``Object`` or ``EmbeddedObject``.
+///
+/// ```swift
+/// final class Person: Object {
+///     @Persisted(primaryKey: true) var _id: ObjectId
+///     @Persisted var firstName = ""
+///     @Persisted(indexed: true) var age = 0
+///     @Persisted var address: Address?
+///     @Persisted var dogs: List<Dog>
+/// }
+/// ```
+///
+/// On an unmanaged object the value lives in the instance. On a managed
+/// object a read goes to the store's current state (or, inside a write, to
+/// that write's own changes) and a write — allowed only inside
+/// `store.write { }` — becomes a journal event.
+///
+/// Computed properties and stored properties without `@Persisted` are not
+/// persisted.
+///
+/// - Complexity: Reading a managed property is O(log₆₄ *n*) in the number of
+///   objects of its type; setting one is the same plus the event.
+@propertyWrapper
+public struct Persisted<Value: _PersistableProperty>: Sendable {
+    /// This wrapper's position among the object's `@Persisted` properties.
+    let ordinal: Int
+
+    /// A property whose initial value is its type's default
+    /// (`0`, `""`, `nil`, an empty collection…).
+    public init() {
+        ordinal = ConstructionFrame.register(Value._makeDefault(), options: PersistedOptions())
+    }
+
+    /// A property with an initial value: `@Persisted var name = "Fido"`.
+    public init(wrappedValue: Value) {
+        ordinal = ConstructionFrame.register(wrappedValue, options: PersistedOptions())
+    }
+
+    /// A primary-key (or, with `false`, an ordinary) property. Primary keys
+    /// may be `Int`, `String`, `UUID` or ``ObjectId``; a type has at most one.
+    public init(primaryKey: Bool) {
+        ordinal = ConstructionFrame.register(Value._makeDefault(), options: PersistedOptions(isPrimaryKey: primaryKey))
+    }
+
+    /// A primary-key property with an initial value.
+    public init(wrappedValue: Value, primaryKey: Bool) {
+        ordinal = ConstructionFrame.register(wrappedValue, options: PersistedOptions(isPrimaryKey: primaryKey))
+    }
+
+    /// An indexed property: equality queries on it use an index instead of a scan.
+    public init(indexed: Bool) {
+        ordinal = ConstructionFrame.register(Value._makeDefault(), options: PersistedOptions(isIndexed: indexed))
+    }
+
+    /// An indexed property with an initial value.
+    public init(wrappedValue: Value, indexed: Bool) {
+        ordinal = ConstructionFrame.register(wrappedValue, options: PersistedOptions(isIndexed: indexed))
+    }
+
+    @available(*, unavailable, message: "@Persisted can only be used on properties of Object and EmbeddedObject subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        // swiftlint:disable:next unused_setter_value
+        set { fatalError("unavailable") }
+    }
+
+    /// Routes reads and writes through the enclosing object.
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
+    ) -> Value {
+        get { object.readProperty(ordinal: object[keyPath: storageKeyPath].ordinal, as: Value.self) }
+        set { object.writeProperty(ordinal: object[keyPath: storageKeyPath].ordinal, newValue) }
+    }
+}
+
+extension Persisted {
+    /// An inverse relationship: the objects whose `originProperty` links here.
+    ///
+    /// ```swift
+    /// @Persisted(originProperty: "dogs") var person: LinkingObjects<Person>
+    /// ```
+    public init<Origin: Object>(originProperty: String) where Value == LinkingObjects<Origin> {
+        ordinal = ConstructionFrame.register(LinkingObjects<Origin>(unmanagedOriginProperty: originProperty),
+                                             options: PersistedOptions(originProperty: originProperty))
+    }
+}
+
+/// Lets schema discovery read a wrapper through `Mirror` without knowing its `Value`.
+protocol PersistedWrapper {
+    var ordinal: Int { get }
+    static var kind: _PropertyKind { get }
+}
+
+extension Persisted: PersistedWrapper {
+    static var kind: _PropertyKind { Value._propertyKind }
+}

@@ -1,0 +1,341 @@
+import Foundation
+import Synchronization
+
+/// A store of live objects whose single source of truth is a journal.
+///
+/// Every write appends one commit of events to the journal; the store folds
+/// the journal into an immutable, versioned state that objects, collections
+/// and projections read. Readers never block writers: they read the last
+/// published state. Writers are serialised.
+///
+/// ```swift
+/// let store = try Store(configuration: .init(fileURL: url))
+/// try store.write { store.add(person) }
+/// let adults = store.objects(Person.self).filter(#Predicate { $0.age >= 18 })
+/// ```
+///
+/// A store is `Sendable`: share one instance per journal file across tasks.
+public final class Store: Sendable {
+    /// How the store was opened.
+    public let configuration: Configuration
+    let journal: Journal
+    private let published: Mutex<StoreState>
+    private let writer = WriterLock()
+    private let owner = Atomic<UInt>(0)
+    private let slot = TransactionSlot()
+    private let bindings = Mutex<[ObjectIdentifier: WeakTableBinding]>([:])
+    let observers = ObserverRegistry()
+
+    /// Opens the store: opens (or creates) the journal and folds it.
+    ///
+    /// - Throws: ``StoreError/journal(_:)`` when the journal cannot be
+    ///   opened or is damaged; ``StoreError/schema(_:)`` when a class in
+    ///   ``Configuration/objectTypes`` does not match the journal.
+    public init(configuration: Configuration) throws(StoreError) {
+        self.configuration = configuration
+        do {
+            if let url = configuration.fileURL {
+                journal = try Journal(fileURL: url, durability: configuration.durability)
+            } else {
+                journal = Journal.inMemory()
+            }
+        } catch {
+            throw .journal(error)
+        }
+        published = Mutex(try Store.fold(journal))
+        if let types = configuration.objectTypes, !types.isEmpty {
+            do {
+                try write(label: "schema") {
+                    for type in types { _ = currentTransaction()!.register(type) }
+                }
+            } catch let error as StoreError {
+                throw error
+            } catch {
+                preconditionFailure("Chronicle: unexpected error while registering the schema: \(error)")
+            }
+        }
+    }
+
+    /// Folds every commit of a journal into a state.
+    static func fold(_ journal: Journal) throws(StoreError) -> StoreState {
+        var state = StoreState()
+        var reader = journal.commitReader(from: 1)
+        while true {
+            let next: Commit?
+            do { next = try reader.next() } catch { throw .journal(error) }
+            guard let commit = next else { return state }
+            do { state = try state.applying(commit).state } catch { throw .rejected(error) }
+        }
+    }
+
+    /// The version of the last commit (0 for an empty store).
+    public var version: UInt64 { readableState().version }
+
+    // MARK: State
+
+    private static func threadID() -> UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
+    }
+
+    /// The state reads see: this thread's write in progress, or the last
+    /// published state.
+    func readableState() -> StoreState {
+        if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
+            return transaction.state
+        }
+        return published.withLock { $0 }
+    }
+
+    /// The last published (committed) state.
+    func committedState() -> StoreState { published.withLock { $0 } }
+
+    /// The write in progress on this thread, if any.
+    func currentTransaction() -> Transaction? {
+        owner.load(ordering: .acquiring) == Store.threadID() ? slot.transaction : nil
+    }
+
+    /// Whether this thread is inside a write on this store.
+    public var isInWriteTransaction: Bool { currentTransaction() != nil }
+
+    // MARK: Bindings
+
+    /// The binding of a model class to its table in `state`, or `nil` when
+    /// the journal does not have the type yet.
+    func tableBinding(for metadata: ClassMetadata, in state: StoreState) -> TableBinding? {
+        let id = ObjectIdentifier(metadata.type)
+        guard let index = state.tableIndex(named: metadata.name) else { return nil }
+        let schema = state.schema[index]
+        return bindings.withLock { bindings in
+            if let cached = bindings[id]?.value, cached.index == index,
+               cached.schemaPropertyCount == schema.properties.count {
+                return cached
+            }
+            let binding = TableBinding(store: self, index: index, metadata: metadata, schema: schema)
+            bindings[id] = WeakTableBinding(value: binding)
+            return binding
+        }
+    }
+
+    func tableBinding(for type: ObjectBase.Type, in state: StoreState) -> TableBinding? {
+        tableBinding(for: ClassMetadata.known(type), in: state)
+    }
+
+    /// A managed handle on the object `key` of `type`'s table.
+    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, frozen: StoreState?) -> T {
+        let state = frozen ?? readableState()
+        guard let table = tableBinding(for: type, in: state) else {
+            preconditionFailure("Chronicle: the journal has no table for \(type)")
+        }
+        return handle(type, table: table, key: key, frozen: frozen)
+    }
+
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
+        let object = type.init()
+        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
+        return object
+    }
+
+    // MARK: Writes
+
+    /// Runs `body` as one write transaction and commits its changes as one
+    /// journal commit, blocking until the journal has it (with the
+    /// configured durability).
+    ///
+    /// If `body` throws, nothing is committed and the error is rethrown. A
+    /// write that changes nothing appends nothing. Writes do not nest.
+    ///
+    /// - Parameters:
+    ///   - label: A label the journal keeps with the commit, e.g. `"adopt dog"`.
+    ///   - metadata: String key/values the journal keeps with the commit.
+    /// - Returns: What `body` returns.
+    /// - Complexity: O(size of the change), plus the journal append.
+    @discardableResult
+    public func write<Result>(label: String? = nil, metadata: [String: String] = [:],
+                              _ body: () throws -> Result) throws -> Result {
+        precondition(currentTransaction() == nil,
+                     "Chronicle: store.write was called inside another write on the same store; make all the changes in the outer write")
+        writer.lock()
+        return try performWrite(label: label, metadata: metadata, body)
+    }
+
+    /// Like ``write(label:metadata:_:)``, but suspends instead of blocking
+    /// while another write holds the store.
+    @discardableResult
+    public func asyncWrite<Result: Sendable>(label: String? = nil, metadata: [String: String] = [:],
+                                             _ body: @Sendable () throws -> Result) async throws -> Result {
+        await writer.lock()
+        return try performWrite(label: label, metadata: metadata, body)
+    }
+
+    private func performWrite<Result>(label: String?, metadata: [String: String], _ body: () throws -> Result) throws -> Result {
+        let base = committedState()
+        let transaction = Transaction(store: self, base: base)
+        slot.transaction = transaction
+        owner.store(Store.threadID(), ordering: .releasing)
+        func finish() {
+            owner.store(0, ordering: .releasing)
+            slot.transaction = nil
+        }
+
+        let result: Result
+        do {
+            result = try body()
+        } catch {
+            finish()
+            writer.unlock()
+            throw error
+        }
+        if let failure = transaction.failure {
+            finish()
+            writer.unlock()
+            throw failure
+        }
+        guard !transaction.events.isEmpty else {
+            finish()
+            writer.unlock()
+            return result
+        }
+        let commit = Commit(version: base.version + 1, timestamp: configuration.clock(), label: label,
+                            metadata: metadata, events: transaction.events)
+        let ticket: DurabilityTicket
+        do {
+            ticket = try journal.write(commit)
+        } catch {
+            finish()
+            writer.unlock()
+            throw StoreError.journal(error)
+        }
+        var state = transaction.state
+        state.version = commit.version
+        let changes = transaction.changes.build(version: commit.version)
+        published.withLock { $0 = state }
+        finish()
+        observers.dispatch(changes, state: state, store: self)
+        writer.unlock()
+        do {
+            try journal.waitUntilDurable(ticket)
+        } catch {
+            throw StoreError.journal(error)
+        }
+        return result
+    }
+
+    private func transactionForWriting(_ operation: String) -> Transaction {
+        guard let transaction = currentTransaction() else {
+            preconditionFailure("Chronicle: \(operation) must be called inside store.write { } or store.asyncWrite { }")
+        }
+        return transaction
+    }
+
+    /// Adds an unmanaged object, and the unmanaged objects it links to, to
+    /// the store. The instance becomes managed. Call inside a write.
+    ///
+    /// With a primary key that already exists, the write fails (it throws
+    /// ``StoreError/rejected(_:)``); use ``add(_:update:)`` to upsert.
+    public func add(_ object: ObjectBase) {
+        transactionForWriting("store.add").add(object, update: .error)
+    }
+
+    /// Adds an object, or updates the existing object with the same primary
+    /// key: `.modified` writes only the properties whose values differ,
+    /// `.all` writes every property.
+    public func add(_ object: ObjectBase, update: UpdatePolicy) {
+        transactionForWriting("store.add").add(object, update: update)
+    }
+
+    /// Adds each object of a sequence.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: ObjectBase {
+        let transaction = transactionForWriting("store.add")
+        for object in objects { transaction.add(object, update: update) }
+    }
+
+    /// Creates an object of `type` from property values given by name, adds
+    /// it and returns the managed object.
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: [String: any _PersistableProperty] = [:], update: UpdatePolicy = .error) -> T {
+        let transaction = transactionForWriting("store.create")
+        let object = T()
+        let metadata = ClassMetadata.known(type)
+        object.unmanagedValues.withLock { values in
+            for (name, value) in value {
+                guard let ordinal = metadata.ordinalByName[name] else {
+                    preconditionFailure("Chronicle: \(metadata.name) has no persisted property '\(name)'")
+                }
+                values[ordinal] = value
+            }
+        }
+        transaction.add(object, update: update)
+        return object
+    }
+
+    /// Deletes a managed object. Its embedded objects go with it; links to
+    /// it become `nil`, and lists and sets that held it drop it.
+    public func delete(_ object: ObjectBase) {
+        transactionForWriting("store.delete").delete(object)
+    }
+
+    /// Deletes every object of a sequence (a ``Results``, say).
+    public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
+        let transaction = transactionForWriting("store.delete")
+        for object in Array(objects) { transaction.delete(object) }
+    }
+
+    /// Deletes every object of every type. The schema stays.
+    public func deleteAll() {
+        let transaction = transactionForWriting("store.deleteAll")
+        let state = transaction.state
+        for (table, schema) in state.schema.enumerated() where !schema.isEmbedded {
+            for (key, _) in Array(state.objects(table: table)) {
+                transaction.apply(.delete(table: table, key: key))
+            }
+        }
+    }
+
+    // MARK: Reads
+
+    /// All objects of a type, as a lazy, live ``Results``.
+    public func objects<Element: _ObjectProjecting>(_ type: Element.Type) -> Results<Element> {
+        Results(store: self, frozen: nil)
+    }
+
+    /// The object of `type` whose primary key is `key`, or `nil`.
+    ///
+    /// - Complexity: O(1) expected (a hash index on the primary key).
+    public func object<Element: Object, KeyType: _PersistableProperty>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
+        object(ofType: type, forPrimaryKey: key, in: readableState(), frozen: nil)
+    }
+
+    func object<Element: Object, KeyType: _PersistableProperty>(ofType type: Element.Type, forPrimaryKey key: KeyType,
+                                                                in state: StoreState, frozen: StoreState?) -> Element? {
+        let metadata = ClassMetadata.known(type)
+        guard let pkOrdinal = metadata.primaryKeyOrdinal else {
+            preconditionFailure("Chronicle: \(metadata.name) has no primary key; declare one with @Persisted(primaryKey: true)")
+        }
+        let expected = metadata.properties[pkOrdinal].kind.type
+        let keyType = KeyType._propertyKind.type
+        let compatible = expected == keyType || (Self.integerTypes.contains(expected) && Self.integerTypes.contains(keyType))
+        precondition(compatible, "Chronicle: the primary key of \(metadata.name) is \(expected), not \(KeyType.self)")
+        guard let table = tableBinding(for: metadata, in: state) else { return nil }
+        guard let primitive = key as? any _PrimitivePersistable,
+              let objectKey = state.key(table: table.index, primaryKey: primitive._primitive) else { return nil }
+        return handle(type, table: table, key: objectKey, frozen: frozen)
+    }
+
+    private static let integerTypes: Set<PropertyType> = [.int, .int8, .int16, .int32, .int64]
+}
+
+/// Where the write in progress lives while its thread holds the writer lock.
+final class TransactionSlot: @unchecked Sendable {
+    // Safety: written only by the thread holding the store's writer lock,
+    // before it publishes itself as owner and after it withdraws; read only
+    // by the thread that the owner check identifies as that same thread.
+    var transaction: Transaction?
+}
+
+struct WeakTableBinding {
+    weak var value: TableBinding?
+}

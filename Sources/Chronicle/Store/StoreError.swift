@@ -1,0 +1,25 @@
+/// Errors a ``Store`` throws.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    /// The write's events did not apply (a duplicate primary key, say);
+    /// nothing was committed.
+    case rejected(FoldError)
+    /// The schema of a model class is invalid or does not match the journal.
+    case schema(SchemaError)
+    /// The journal could not be opened, read or appended to.
+    case journal(JournalError)
+    /// A version that the store does not have.
+    case versionOutOfRange(requested: UInt64, available: ClosedRange<UInt64>)
+    /// An operation a frozen store or object does not allow.
+    case frozen(String)
+
+    public var description: String {
+        switch self {
+        case .rejected(let error): "the write was rolled back: \(error)"
+        case .schema(let error): "schema error: \(error)"
+        case .journal(let error): "journal error: \(error)"
+        case let .versionOutOfRange(requested, available):
+            "version \(requested) does not exist; this store has versions \(available.lowerBound)...\(available.upperBound)"
+        case .frozen(let what): "\(what) is frozen and cannot change"
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// The changes of one write, applied event by event to a working copy of
+/// the state so that reads inside the write see them.
+///
+/// The fold is the same one that replays the journal: a transaction's
+/// working state is exactly what a reader will get after the commit.
+final class Transaction: @unchecked Sendable {
+    // Safety: a transaction is created, used and finished by the one thread
+    // that holds the store's writer lock; `Store.currentTransaction()` hands
+    // it out only to that thread.
+    let store: Store
+    private(set) var state: StoreState
+    private(set) var events: [Event] = []
+    private(set) var changes = ChangeSetBuilder()
+    private(set) var failure: StoreError?
+    private var ensuredTypes: Set<ObjectIdentifier> = []
+    /// Keys handed out in this write but not yet created (cycles of new objects).
+    private var reservedKeys: [Int: ObjectKey] = [:]
+
+    init(store: Store, base: StoreState) {
+        self.store = store
+        self.state = base
+    }
+
+    /// Applies one event; the first event that does not apply fails the
+    /// whole write, which then throws and commits nothing.
+    func apply(_ event: Event) {
+        guard failure == nil else { return }
+        do {
+            try state.apply(event, changes: &changes)
+            events.append(event)
+        } catch {
+            failure = .rejected(error)
+        }
+    }
+
+    func fail(_ error: StoreError) {
+        if failure == nil { failure = error }
+    }
+
+    func set(table: Int, key: ObjectKey, property: Int, value: PersistedValue) {
+        apply(.set(table: table, key: key, property: property, value: value))
+    }
+
+    // MARK: Schema
+
+    /// Makes sure the journal knows `type` (and the types it links to), then
+    /// binds it. Returns `nil` after recording a failure.
+    func register(_ type: ObjectBase.Type) -> TableBinding? {
+        let metadata: ClassMetadata
+        do { metadata = try ClassMetadata.of(type) } catch {
+            fail(.schema(error))
+            return nil
+        }
+        ensureSchema(metadata)
+        guard failure == nil else { return nil }
+        return store.tableBinding(for: metadata, in: state)
+    }
+
+    private func ensureSchema(_ metadata: ClassMetadata) {
+        guard ensuredTypes.insert(ObjectIdentifier(metadata.type)).inserted else { return }
+        if let index = state.tableIndex(named: metadata.name) {
+            let diff = SchemaDiff(recorded: state.schema[index], declared: metadata.schema)
+            guard diff.mismatches.isEmpty else {
+                fail(.schema(.mismatch(type: metadata.name, differences: diff.mismatches)))
+                return
+            }
+            for property in diff.added { apply(.addProperty(table: index, property)) }
+        } else {
+            apply(.defineType(metadata.schema))
+        }
+        for linked in metadata.linkedTypes {
+            do { ensureSchema(try ClassMetadata.of(linked)) } catch {
+                fail(.schema(error))
+            }
+        }
+    }
+
+    // MARK: Objects
+
+    /// A key for a new object of `table`: never used before, in the journal
+    /// or in this write.
+    func newKey(table: Int) -> ObjectKey {
+        let key = max(state.nextKey(table: table), reservedKeys[table] ?? ObjectKey(0))
+        reservedKeys[table] = ObjectKey(key.rawValue + 1)
+        return key
+    }
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to),
+    /// making the instance managed; updates an existing object with the same
+    /// primary key when `update` allows. Returns the object's key.
+    @discardableResult
+    func add(_ object: ObjectBase, update: Store.UpdatePolicy) -> ObjectKey? {
+        if let location = object.location {
+            precondition(location.table.store === store,
+                         "Chronicle: this \(location.table.metadata.name) belongs to another store; add an unmanaged copy instead")
+            precondition(location.frozen == nil,
+                         "Chronicle: a frozen \(location.table.metadata.name) cannot be added; thaw() it first")
+            return location.key
+        }
+        guard let table = register(type(of: object)) else { return nil }
+        let metadata = table.metadata
+        let values = object.unmanagedValues.withLock { $0 }
+
+        if update != .error, let pkOrdinal = metadata.primaryKeyOrdinal {
+            let context = _WriteContext(transaction: self, table: table, key: ObjectKey(0), property: table.property(forOrdinal: pkOrdinal))
+            let primaryKey = values[pkOrdinal]._write(in: context)
+            if let existing = state.key(table: table.index, primaryKey: primaryKey) {
+                _ = object.binding.storeIfNil(ObjectBinding(.managed(table, existing, frozen: nil)))
+                updateExisting(existing, in: table, from: values, writingAll: update == .all)
+                return existing
+            }
+        }
+
+        let key = newKey(table: table.index)
+        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: nil)))
+        let count = state.schema[table.index].properties.count
+        var persisted = [PersistedValue](repeating: .null, count: count)
+        for (ordinal, value) in values.enumerated() {
+            let property = table.property(forOrdinal: ordinal)
+            guard property >= 0 else { continue }
+            let context = _WriteContext(transaction: self, table: table, key: key, property: property)
+            persisted[property] = value._write(in: context)
+        }
+        apply(.create(table: table.index, key: key, values: persisted))
+        return key
+    }
+
+    private func updateExisting(_ key: ObjectKey, in table: TableBinding, from values: ContiguousArray<any _PersistableProperty>, writingAll: Bool) {
+        guard let record = state.object(table: table.index, key: key) else { return }
+        for (ordinal, value) in values.enumerated() {
+            let property = table.property(forOrdinal: ordinal)
+            guard property >= 0, ordinal != table.metadata.primaryKeyOrdinal else { continue }
+            let context = _WriteContext(transaction: self, table: table, key: key, property: property)
+            let newValue = value._write(in: context)
+            if writingAll || record.values[property] != newValue {
+                set(table: table.index, key: key, property: property, value: newValue)
+            }
+        }
+    }
+
+    /// The key to store for a link from a property to `object`, adding the
+    /// object if it is unmanaged.
+    func linkKey(for object: ObjectBase) -> ObjectKey? {
+        if let location = object.location, location.table.metadata.isEmbedded, location.frozen == nil {
+            preconditionFailure("Chronicle: this \(location.table.metadata.name) is an embedded object that already has a parent; assign a new, unmanaged \(location.table.metadata.name) instead")
+        }
+        return add(object, update: .error)
+    }
+
+    func delete(_ object: ObjectBase) {
+        guard let location = object.location else {
+            preconditionFailure("Chronicle: only managed objects can be deleted; this \(type(of: object)) was never added to a store")
+        }
+        precondition(location.table.store === store, "Chronicle: this \(location.table.metadata.name) belongs to another store")
+        precondition(location.frozen == nil, "Chronicle: a frozen \(location.table.metadata.name) cannot be deleted; thaw() it first")
+        apply(.delete(table: location.table.index, key: location.key))
+    }
+}
