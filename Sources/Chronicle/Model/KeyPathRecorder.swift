@@ -56,11 +56,14 @@ enum KeyPathMapping {
     static func record(_ keyPath: AnyKeyPath) throws(UnpersistedKeyPathError) -> RecordedKeyPath {
         let cacheKey = SendableKeyPath(keyPath)
         if let cached = cache.withLock({ $0[cacheKey] }) { return cached }
-        guard let rootType = type(of: keyPath).rootType as? ObjectBase.Type else {
+        // Key paths on a model class apply to a recording instance of it; key
+        // paths on a projection apply to a projection of one, so a projected
+        // property maps back to the base properties it reads.
+        guard let rootType = type(of: keyPath).rootType as? any _ObjectProjecting.Type else {
             throw UnpersistedKeyPathError(keyPath: "\(keyPath)")
         }
         let recorder = KeyPathRecorder()
-        let root = makeRecordingInstance(rootType, recorder: recorder, prefix: [])
+        let root = rootType._project(makeRecordingInstance(rootType._rootType, recorder: recorder, prefix: []))
         let value = root[keyPath: keyPath]
         let paths = recorder.paths
         guard let deepest = paths.last else { throw UnpersistedKeyPathError(keyPath: "\(keyPath)") }

@@ -30,7 +30,7 @@ public struct _WriteContext {
 }
 
 /// The state of a key-path recording read. Implementation detail.
-public struct _Recording {
+public struct _Recording: Sendable {
     let recorder: KeyPathRecorder
     /// The persisted path recorded so far, this property included.
     let path: [String]

@@ -1,0 +1,56 @@
+/// Declares a property of a ``Projection`` as a key path from its base
+/// object. The property's type is inferred from the key path:
+///
+/// ```swift
+/// @Projected(\Person.firstName) var firstName                       // passthrough
+/// @Projected(\Person.address?.city) var homeCity                    // rename, key-path resolution
+/// @Projected(\Person.lastName.localizedCapitalized.first) var initial // transformation
+/// ```
+///
+/// Reading evaluates the key path on the base object. Setting — inside a
+/// write — writes through to the base object when the key path is writable
+/// (`\Person.firstName`); setting a transformed property stops with a
+/// message naming it.
+@propertyWrapper
+public struct Projected<Root: ObjectBase, Value>: @unchecked Sendable {
+    // Safety: a key path is an immutable value; it is only applied, never changed.
+    let keyPath: KeyPath<Root, Value>
+
+    /// Projects the value `keyPath` reads from the base object.
+    public init(_ keyPath: KeyPath<Root, Value>) {
+        self.keyPath = keyPath
+    }
+
+    @available(*, unavailable, message: "@Projected can only be used on properties of Projection subclasses")
+    public var wrappedValue: Value {
+        get { fatalError("unavailable") }
+        // swiftlint:disable:next unused_setter_value
+        set { fatalError("unavailable") }
+    }
+
+    /// Routes reads and writes through the projection's base object.
+    public static subscript<EnclosingSelf: Projection<Root>>(
+        _enclosingInstance projection: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
+    ) -> Value {
+        get { projection.rootObject[keyPath: projection[keyPath: storageKeyPath].keyPath] }
+        set {
+            let keyPath = projection[keyPath: storageKeyPath].keyPath
+            guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> else {
+                let name = ProjectionMetadata.of(EnclosingSelf.self).name(of: keyPath) ?? "\(keyPath)"
+                preconditionFailure("Chronicle: \(EnclosingSelf.self).\(name) projects \(keyPath), which is not writable (a transformation); set the base object's property instead")
+            }
+            projection.rootObject[keyPath: writable] = newValue
+        }
+    }
+}
+
+/// Lets projection metadata read a wrapper through `Mirror` without knowing its types.
+protocol ProjectedWrapper {
+    var anyKeyPath: AnyKeyPath { get }
+}
+
+extension Projected: ProjectedWrapper {
+    var anyKeyPath: AnyKeyPath { keyPath }
+}

@@ -1,0 +1,64 @@
+import Synchronization
+
+/// What a projection type projects: each property's name, key path and the
+/// persisted properties it depends on. Worked out once per projection type,
+/// by reflecting over one instance built on a key-path recording object.
+final class ProjectionMetadata: @unchecked Sendable {
+    // Safety: immutable after init; key paths are immutable values.
+    struct Property {
+        /// The projection's property name, e.g. `homeCity`.
+        let name: String
+        /// The key path on the base object, e.g. `\Person.address?.city`.
+        let keyPath: AnyKeyPath
+        /// The persisted properties that key path reads.
+        let recorded: RecordedKeyPath
+    }
+
+    let properties: [Property]
+    private let byName: [String: Int]
+
+    private init(properties: [Property]) {
+        self.properties = properties
+        byName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
+    }
+
+    func property(named name: String) -> Property? { byName[name].map { properties[$0] } }
+
+    func name(of keyPath: AnyKeyPath) -> String? { properties.first { $0.keyPath == keyPath }?.name }
+
+    /// Every persisted path any projected property reads.
+    var dependencies: Set<[String]> { Set(properties.flatMap(\.recorded.dependencies)) }
+
+    private static let cache = Mutex<[ObjectIdentifier: ProjectionMetadata]>([:])
+
+    /// The metadata of a projection type.
+    ///
+    /// - Complexity: O(1) after the first call for a type.
+    static func of(_ type: any _ObjectProjecting.Type) -> ProjectionMetadata {
+        let id = ObjectIdentifier(type)
+        if let cached = cache.withLock({ $0[id] }) { return cached }
+        let recorder = KeyPathRecorder()
+        let instance = type._project(KeyPathMapping.makeRecordingInstance(type._rootType, recorder: recorder, prefix: []))
+        var properties: [Property] = []
+        var mirror: Mirror? = Mirror(reflecting: instance)
+        while let current = mirror {
+            for child in current.children {
+                guard let wrapper = child.value as? any ProjectedWrapper, let label = child.label else { continue }
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                do {
+                    properties.append(Property(name: name, keyPath: wrapper.anyKeyPath,
+                                               recorded: try KeyPathMapping.record(wrapper.anyKeyPath)))
+                } catch {
+                    preconditionFailure("Chronicle: \(type).\(name): \(error)")
+                }
+            }
+            mirror = current.superclassMirror
+        }
+        let metadata = ProjectionMetadata(properties: properties)
+        return cache.withLock { cache in
+            if let raced = cache[id] { return raced }
+            cache[id] = metadata
+            return metadata
+        }
+    }
+}
