@@ -8,6 +8,8 @@ final class ClassMetadata: Sendable {
         let name: String
         let kind: _PropertyKind
         let options: PersistedOptions
+        /// Reads this property of an object of the class, typed as declared.
+        let read: @Sendable (ObjectBase, Int) -> any Sendable
     }
 
     let type: ObjectBase.Type
@@ -20,6 +22,9 @@ final class ClassMetadata: Sendable {
     /// For each ordinal, its index in ``schema`` (−1 for linking objects).
     let schemaIndexByOrdinal: [Int]
     let ordinalByName: [String: Int]
+
+    /// For each ordinal, a reader of that property's Swift value.
+    var readers: [@Sendable (ObjectBase, Int) -> any Sendable] { properties.map(\.read) }
 
     var primaryKeyOrdinal: Int? { properties.firstIndex { $0.options.isPrimaryKey } }
 
@@ -85,13 +90,13 @@ final class ClassMetadata: Sendable {
         let options = ConstructionFrame.current.lastTakenOptions
         let count = prototype.unmanagedValues.withLock { $0.count }
 
-        var found: [(ordinal: Int, name: String, kind: _PropertyKind)] = []
+        var found: [(ordinal: Int, name: String, wrapper: any PersistedWrapper.Type)] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
         while let current = mirror {
             for child in current.children {
                 guard let wrapper = child.value as? any PersistedWrapper, let label = child.label else { continue }
                 let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                found.append((wrapper.ordinal, propertyName, Swift.type(of: wrapper).kind))
+                found.append((wrapper.ordinal, propertyName, Swift.type(of: wrapper)))
             }
             mirror = current.superclassMirror
         }
@@ -104,7 +109,8 @@ final class ClassMetadata: Sendable {
         let isEmbedded = type is EmbeddedObject.Type
         var properties: [Property] = []
         for entry in found {
-            let property = Property(name: entry.name, kind: entry.kind, options: options[entry.ordinal])
+            let property = Property(name: entry.name, kind: entry.wrapper.kind, options: options[entry.ordinal],
+                                    read: { [wrapper = entry.wrapper] in wrapper.read($0, ordinal: $1) })
             try validate(property, of: name)
             properties.append(property)
         }

@@ -91,8 +91,13 @@ extension Persisted {
 protocol PersistedWrapper {
     var ordinal: Int { get }
     static var kind: _PropertyKind { get }
+    /// Reads the property `ordinal` of `object` as this wrapper's `Value`.
+    static func read(_ object: ObjectBase, ordinal: Int) -> any Sendable
 }
 
 extension Persisted: PersistedWrapper {
     static var kind: _PropertyKind { Value._propertyKind }
+    static func read(_ object: ObjectBase, ordinal: Int) -> any Sendable {
+        object.readProperty(ordinal: ordinal, as: Value.self)
+    }
 }

@@ -1,4 +1,117 @@
-/// Matches each commit's change set against registered observers.
+import Synchronization
+
+/// What an observer wants to be woken for: changes to particular objects,
+/// or any change in particular tables.
+struct ObserverInterest: Sendable, Equatable {
+    var objects: Set<TableKey> = []
+    var tables: Set<Int> = []
+}
+
+/// Something the registry wakes after a commit.
+protocol StoreObserver: AnyObject, Sendable {
+    /// Commits at or below this version happened before the observer existed.
+    var baselineVersion: UInt64 { get }
+    /// Called on the committing thread, in commit order, for commits that
+    /// touched the observer's interest. Returns the interest to keep, or
+    /// `nil` to stop observing.
+    func commitDidApply(_ changes: ChangeSet, old: StoreState, new: StoreState) -> ObserverInterest?
+}
+
+/// Matches each commit's change set against registered observers through
+/// an index by object and by table.
+///
+/// - Complexity: dispatching a commit is O(changed objects + matched
+///   observers); observers whose objects and tables the commit did not
+///   touch cost nothing.
 final class ObserverRegistry: Sendable {
-    func dispatch(_ changes: ChangeSet, state: StoreState, store: Store) {}
+    private struct Entry {
+        let observer: any StoreObserver
+        var interest: ObserverInterest
+    }
+    private struct Index {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var byObject: [TableKey: Set<ObjectIdentifier>] = [:]
+        var byTable: [Int: Set<ObjectIdentifier>] = [:]
+
+        mutating func add(_ id: ObjectIdentifier, _ interest: ObserverInterest) {
+            for object in interest.objects { byObject[object, default: []].insert(id) }
+            for table in interest.tables { byTable[table, default: []].insert(id) }
+        }
+
+        mutating func remove(_ id: ObjectIdentifier, _ interest: ObserverInterest) {
+            for object in interest.objects {
+                byObject[object]?.remove(id)
+                if byObject[object]?.isEmpty == true { byObject[object] = nil }
+            }
+            for table in interest.tables {
+                byTable[table]?.remove(id)
+                if byTable[table]?.isEmpty == true { byTable[table] = nil }
+            }
+        }
+    }
+    private let index = Mutex(Index())
+
+    /// Registers an observer. `make` runs under the registry's lock with
+    /// the store's committed state, so that the observer's baseline and its
+    /// registration are atomic with respect to dispatch: no commit falls
+    /// between them.
+    func register<O: StoreObserver>(store: Store, _ make: (StoreState) -> (O, ObserverInterest)) -> O {
+        index.withLock { index in
+            let (observer, interest) = make(store.committedState())
+            let id = ObjectIdentifier(observer)
+            index.entries[id] = Entry(observer: observer, interest: interest)
+            index.add(id, interest)
+            return observer
+        }
+    }
+
+    func unregister(_ observer: AnyObject) {
+        let id = ObjectIdentifier(observer)
+        index.withLock { index in
+            guard let entry = index.entries.removeValue(forKey: id) else { return }
+            index.remove(id, entry.interest)
+        }
+    }
+
+    /// How many observers are registered (for leak tests).
+    var count: Int { index.withLock { $0.entries.count } }
+
+    /// Wakes the observers a commit touched. Called by the writer, in commit order.
+    func dispatch(_ changes: ChangeSet, old: StoreState, new: StoreState) {
+        let matched: [any StoreObserver] = index.withLock { index in
+            guard !index.entries.isEmpty else { return [] }
+            var ids = Set<ObjectIdentifier>()
+            var tables = Set<Int>()
+            for modification in changes.modifications {
+                tables.insert(modification.table)
+                if let found = index.byObject[TableKey(table: modification.table, key: modification.key)] { ids.formUnion(found) }
+            }
+            for deletion in changes.deletions {
+                tables.insert(deletion.table)
+                if let found = index.byObject[deletion] { ids.formUnion(found) }
+            }
+            for insertion in changes.insertions { tables.insert(insertion.table) }
+            for table in tables {
+                if let found = index.byTable[table] { ids.formUnion(found) }
+            }
+            return ids.compactMap { index.entries[$0]?.observer }
+        }
+        for observer in matched where changes.version > observer.baselineVersion {
+            let interest = observer.commitDidApply(changes, old: old, new: new)
+            let id = ObjectIdentifier(observer)
+            index.withLock { index in
+                guard let entry = index.entries[id] else { return }
+                guard let interest else {
+                    index.entries[id] = nil
+                    index.remove(id, entry.interest)
+                    return
+                }
+                if interest != entry.interest {
+                    index.remove(id, entry.interest)
+                    index.entries[id]?.interest = interest
+                    index.add(id, interest)
+                }
+            }
+        }
+    }
 }

@@ -12,7 +12,7 @@
 /// (`\Person.firstName`); setting a transformed property stops with a
 /// message naming it.
 @propertyWrapper
-public struct Projected<Root: ObjectBase, Value>: @unchecked Sendable {
+public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable {
     // Safety: a key path is an immutable value; it is only applied, never changed.
     let keyPath: KeyPath<Root, Value>
 
@@ -49,8 +49,11 @@ public struct Projected<Root: ObjectBase, Value>: @unchecked Sendable {
 /// Lets projection metadata read a wrapper through `Mirror` without knowing its types.
 protocol ProjectedWrapper {
     var anyKeyPath: AnyKeyPath { get }
+    /// Reads the projected value from a base object.
+    func read(_ root: ObjectBase) -> any Sendable
 }
 
 extension Projected: ProjectedWrapper {
     var anyKeyPath: AnyKeyPath { keyPath }
+    func read(_ root: ObjectBase) -> any Sendable { (root as! Root)[keyPath: keyPath] }
 }

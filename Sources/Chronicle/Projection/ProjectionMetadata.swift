@@ -12,6 +12,8 @@ final class ProjectionMetadata: @unchecked Sendable {
         let keyPath: AnyKeyPath
         /// The persisted properties that key path reads.
         let recorded: RecordedKeyPath
+        /// Reads the projected value from a base object.
+        let read: (ObjectBase) -> any Sendable
     }
 
     let properties: [Property]
@@ -47,7 +49,8 @@ final class ProjectionMetadata: @unchecked Sendable {
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 do {
                     properties.append(Property(name: name, keyPath: wrapper.anyKeyPath,
-                                               recorded: try KeyPathMapping.record(wrapper.anyKeyPath)))
+                                               recorded: try KeyPathMapping.record(wrapper.anyKeyPath),
+                                               read: { wrapper.read($0) }))
                 } catch {
                     preconditionFailure("Chronicle: \(type).\(name): \(error)")
                 }

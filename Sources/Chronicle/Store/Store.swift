@@ -214,7 +214,7 @@ public final class Store: Sendable {
         let changes = transaction.changes.build(version: commit.version)
         published.withLock { $0 = state }
         finish()
-        observers.dispatch(changes, state: state, store: self)
+        observers.dispatch(changes, old: base, new: state)
         writer.unlock()
         do {
             try journal.waitUntilDurable(ticket)

@@ -4,12 +4,19 @@ public struct Backlink: Hashable, Sendable { var table: Int; var key: ObjectKey;
 public struct FoldError: Error, Sendable { let reason: String }
 public struct PropertyDelta: Sendable { public var property: Int; public var oldValue: PersistedValue; public var newValue: PersistedValue }
 public struct ObjectModification: Sendable { public var table: Int; public var key: ObjectKey; public var properties: [PropertyDelta] }
+public struct TableKey: Hashable, Sendable { public var table: Int; public var key: ObjectKey }
 public struct ChangeSet: Sendable {
     public var version: UInt64
-    public var insertions: [(table: Int, key: ObjectKey)] = []
-    public var deletions: [(table: Int, key: ObjectKey)] = []
+    public var insertions: [TableKey] = []
+    public var deletions: [TableKey] = []
+    public var deletedRecords: [TableKey: ObjectRecord] = [:]
     public var modifications: [ObjectModification] = []
+    public var schemaChanged = false
+    public func modification(table: Int, key: ObjectKey) -> ObjectModification? { modifications.first { $0.table == table && $0.key == key } }
+    public func isInserted(table: Int, key: ObjectKey) -> Bool { insertions.contains(TableKey(table: table, key: key)) }
+    public func isDeleted(table: Int, key: ObjectKey) -> Bool { deletedRecords[TableKey(table: table, key: key)] != nil }
 }
+extension ObjectModification { public func delta(for p: Int) -> PropertyDelta? { properties.first { $0.property == p } }; public func changed(_ p: Int) -> Bool { delta(for: p) != nil } }
 struct ChangeSetBuilder {
     var set = ChangeSet(version: 0)
     func build(version: UInt64) -> ChangeSet { var s = set; s.version = version; return s }
@@ -38,14 +45,14 @@ public struct StoreState: Sendable {
         case .create(let t, let k, let v):
             if let pk = schema[t].primaryKeyIndex, key(table: t, primaryKey: v[pk]) != nil { throw FoldError(reason: "duplicate primary key") }
             tables[t][k] = ObjectRecord(values: ContiguousArray(v)); next[t] = max(next[t], k.rawValue + 1)
-            changes.set.insertions.append((t, k))
+            changes.set.insertions.append(TableKey(table: t, key: k))
         case .set(let t, let k, let p, let v):
             guard var r = tables[t][k] else { throw FoldError(reason: "no object") }
             let old = r.values[p]; r.values[p] = v; tables[t][k] = r
             changes.set.modifications.append(ObjectModification(table: t, key: k, properties: [PropertyDelta(property: p, oldValue: old, newValue: v)]))
         case .delete(let t, let k):
             guard tables[t][k] != nil else { throw FoldError(reason: "no object") }
-            tables[t][k] = nil; changes.set.deletions.append((t, k))
+            changes.set.deletedRecords[TableKey(table: t, key: k)] = tables[t][k]; tables[t][k] = nil; changes.set.deletions.append(TableKey(table: t, key: k))
         default: break
         }
     }

@@ -1,0 +1,62 @@
+/// Observes one object (or a projection of it) for the properties it was
+/// asked about, and feeds an ``ObjectChangeBuffer``.
+final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Sendable {
+    // Safety: every stored property is immutable; `commitDidApply` is only
+    // called by the store's writer, one commit at a time.
+    let table: TableBinding
+    let key: ObjectKey
+    let properties: [ObservedProperty]
+    let baselineVersion: UInt64
+    let buffer: ObjectChangeBuffer<T>
+
+    init(table: TableBinding, key: ObjectKey, properties: [ObservedProperty], baselineVersion: UInt64, element: T) {
+        self.table = table
+        self.key = key
+        self.properties = properties
+        self.baselineVersion = baselineVersion
+        buffer = ObjectChangeBuffer(object: element)
+    }
+
+    /// The object itself, plus every object its nested paths pass through.
+    func interest(in state: StoreState) -> ObserverInterest {
+        var objects: Set<TableKey> = [TableKey(table: table.index, key: key)]
+        for property in properties {
+            for path in property.dependencies where path.count > 1 {
+                objects.formUnion(ChangePaths.reachable(path, table: table.index, key: key, in: state))
+            }
+        }
+        return ObserverInterest(objects: objects)
+    }
+
+    func commitDidApply(_ changes: ChangeSet, old: StoreState, new: StoreState) -> ObserverInterest? {
+        if changes.isDeleted(table: table.index, key: key) {
+            buffer.finishWithDeletion()
+            return nil
+        }
+        var oldRoot: ObjectBase?
+        var newRoot: ObjectBase?
+        var reported: [PropertyChange] = []
+        for property in properties {
+            let touched = property.dependencies.contains {
+                ChangePaths.changed($0[...], table: table.index, key: key, changes: changes, old: old, new: new)
+            }
+            guard touched else { continue }
+            let before = oldRoot ?? table.store.handle(table.metadata.type, table: table, key: key, frozen: old)
+            let after = newRoot ?? table.store.handle(table.metadata.type, table: table, key: key, frozen: new)
+            oldRoot = before
+            newRoot = after
+            reported.append(PropertyChange(name: property.name, oldValue: property.read(before), newValue: property.read(after)))
+        }
+        if !reported.isEmpty { buffer.deliver(reported) }
+        return interest(in: new)
+    }
+}
+
+extension Store {
+    /// The managed handle of dynamic type `type`.
+    func handle(_ type: ObjectBase.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> ObjectBase {
+        let object = type.init()
+        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
+        return object
+    }
+}
