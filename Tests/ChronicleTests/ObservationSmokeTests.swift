@@ -56,3 +56,45 @@ struct ObservationSmokeTests {
         #expect(store.observers.count == 0)
     }
 }
+
+@Suite("Collection observation basics")
+struct CollectionObservationSmokeTests {
+    @Test func resultsStreamStartsWithInitialThenReportsInsertions() async throws {
+        let store = try scratchStore()
+        try store.write { store.add(Counter()) }
+        var iterator = store.objects(Counter.self).changes().makeAsyncIterator()
+        guard case .initial(let initial)? = await iterator.next() else {
+            Issue.record("expected .initial")
+            return
+        }
+        #expect(initial.count == 1)
+        try store.write {
+            let counter = Counter()
+            counter.id = 2
+            store.add(counter)
+        }
+        guard case .update(let results, let deletions, let insertions, let modifications)? = await iterator.next() else {
+            Issue.record("expected .update")
+            return
+        }
+        #expect(results.count == 2)
+        #expect(deletions == [] && insertions == [1] && modifications == [])
+    }
+
+    @Test func indexDiffTransformsOldIntoNew() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let old = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0...6, using: &generator) }
+            let new = (0..<Int.random(in: 0...12, using: &generator)).map { _ in Int.random(in: 0...6, using: &generator) }
+            let uniqueOld = Array(Set(old)).shuffled(), uniqueNew = Array(Set(new)).shuffled()
+            for (a, b) in [(old, new), (uniqueOld, uniqueNew)] {
+                let diff = IndexDiff.compute(old: a, new: b)
+                var applied = a
+                for index in diff.deletions.reversed() { applied.remove(at: index) }
+                for index in diff.insertions { applied.insert(b[index], at: index) }
+                #expect(applied == b, "old \(a) new \(b) diff \(diff)")
+                #expect(diff.kept.allSatisfy { a[$0.old] == b[$0.new] })
+            }
+        }
+    }
+}

@@ -9,7 +9,7 @@
 public struct LinkingObjects<Element: ObjectBase>: Sendable {
     /// The property of `Element` that links here.
     public let propertyName: String
-    private let target: (table: TableBinding, key: ObjectKey, frozen: StoreState?)?
+    let target: (table: TableBinding, key: ObjectKey, frozen: StoreState?)?
 
     init(unmanagedOriginProperty: String) {
         propertyName = unmanagedOriginProperty
@@ -26,7 +26,13 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
         guard let target else { return [] }
         let store = target.table.store
         let state = target.frozen ?? store.readableState()
-        guard let origin = store.tableBinding(for: Element.self, in: state),
+        guard let origin = store.tableBinding(for: Element.self, in: state) else { return [] }
+        return keys(in: state).map { store.handle(Element.self, table: origin, key: $0, frozen: target.frozen) }
+    }
+
+    /// The keys of the linking objects in `state`, ascending, each once.
+    func keys(in state: StoreState) -> [ObjectKey] {
+        guard let target, let origin = target.table.store.tableBinding(for: Element.self, in: state),
               let property = origin.property(named: propertyName) else { return [] }
         var seen = Set<ObjectKey>()
         return state.backlinks(table: target.table.index, key: target.key)
@@ -34,7 +40,6 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
             .map(\.key)
             .sorted()
             .filter { seen.insert($0).inserted }
-            .map { store.handle(Element.self, table: origin, key: $0, frozen: target.frozen) }
     }
 }
 

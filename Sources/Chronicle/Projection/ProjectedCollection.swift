@@ -14,6 +14,9 @@ public struct ProjectedCollection<Element>: @unchecked Sendable {
     private let read: (ObjectBase) -> Element
     private let write: ((ObjectBase, Element) -> Void)?
     let isRecording: Bool
+    /// The mapped property's persisted path on each element.
+    let memberPath: [String]?
+    var owner: CollectionOwner? { source.owner }
 
     init<Base: ObjectBase>(source: ProjectionSource, keyPath: KeyPath<Base, Element>, isRecording: Bool = false) {
         self.source = source
@@ -24,6 +27,7 @@ public struct ProjectedCollection<Element>: @unchecked Sendable {
             write = nil
         }
         self.isRecording = isRecording
+        memberPath = isRecording ? nil : (try? KeyPathMapping.record(keyPath))?.path
     }
 
     /// The underlying objects, read once.
@@ -34,6 +38,8 @@ public struct ProjectedCollection<Element>: @unchecked Sendable {
 struct ProjectionSource: @unchecked Sendable {
     // Safety: wraps a Sendable collection handle's snapshot function.
     let objects: () -> [ObjectBase]
+    /// The list or set property being mapped, when managed.
+    var owner: CollectionOwner?
 }
 
 extension ProjectedCollection: RandomAccessCollection {
@@ -72,7 +78,7 @@ public struct ElementMapper<Element: ObjectBase>: Sendable {
             // the recorder logs e.g. `friends.firstName`.
             let element = KeyPathMapping.makeRecordingInstance(Element.self, recorder: recording.recorder, prefix: recording.path)
             _ = (element as! Element)[keyPath: member]
-            return ProjectedCollection(source: ProjectionSource { [] }, keyPath: member, isRecording: true)
+            return ProjectedCollection(source: ProjectionSource(objects: { [] }), keyPath: member, isRecording: true)
         }
         return ProjectedCollection(source: source, keyPath: member)
     }
@@ -82,7 +88,7 @@ extension List where Element: ObjectBase {
     /// Maps the list to a collection of one property of its elements, for
     /// ``Projected`` declarations.
     public var projectTo: ElementMapper<Element> {
-        ElementMapper(source: ProjectionSource { [self] in self.snapshot }, recording: recording)
+        ElementMapper(source: ProjectionSource(objects: { [self] in self.snapshot }, owner: owner), recording: recording)
     }
 }
 
@@ -90,6 +96,6 @@ extension MutableSet where Element: ObjectBase {
     /// Maps the set to a collection of one property of its elements, for
     /// ``Projected`` declarations.
     public var projectTo: ElementMapper<Element> {
-        ElementMapper(source: ProjectionSource { [self] in self.snapshot }, recording: nil)
+        ElementMapper(source: ProjectionSource(objects: { [self] in self.snapshot }, owner: owner), recording: nil)
     }
 }

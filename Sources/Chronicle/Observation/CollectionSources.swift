@@ -1,0 +1,223 @@
+/// The ``CollectionSource``s of each collection type.
+enum CollectionSources {
+    /// Whether any observed property of object `key` of `table` changed.
+    static func changed(_ properties: [ObservedProperty], table: Int, key: ObjectKey,
+                        changes: ChangeSet, old: StoreState, new: StoreState) -> Bool {
+        properties.contains { property in
+            property.dependencies.contains {
+                ChangePaths.changed($0[...], table: table, key: key, changes: changes, old: old, new: new)
+            }
+        }
+    }
+
+    /// The objects of `table` that a commit may have changed through the
+    /// given paths: modified themselves, or linking (up to `depth` links
+    /// away) to a modified or deleted object.
+    static func candidates(in table: Int, depth: Int, changes: ChangeSet, old: StoreState, new: StoreState) -> Set<ObjectKey> {
+        var result = Set<ObjectKey>()
+        var frontier: [TableKey] = changes.modifications.map { TableKey(table: $0.table, key: $0.key) } + changes.deletions
+        for object in frontier where object.table == table { result.insert(object.key) }
+        var seen = Set(frontier)
+        for _ in 0..<max(0, depth - 1) {
+            var next: [TableKey] = []
+            for object in frontier {
+                for state in [old, new] {
+                    for link in state.backlinks(table: object.table, key: object.key) {
+                        let origin = TableKey(table: link.table, key: link.key)
+                        guard seen.insert(origin).inserted else { continue }
+                        if origin.table == table { result.insert(origin.key) }
+                        next.append(origin)
+                    }
+                }
+            }
+            frontier = next
+        }
+        return result
+    }
+
+    /// Tables that hold `type`'s objects and every type it links to.
+    static func tables(reachableFrom type: ObjectBase.Type, in state: StoreState) -> Set<Int> {
+        var tables = Set<Int>()
+        var pending = [ClassMetadata.known(type)]
+        var visited = Set<ObjectIdentifier>()
+        while let metadata = pending.popLast() {
+            guard visited.insert(ObjectIdentifier(metadata.type)).inserted else { continue }
+            if let index = state.tableIndex(named: metadata.name) { tables.insert(index) }
+            pending.append(contentsOf: metadata.linkedTypes.map { ClassMetadata.known($0) })
+        }
+        return tables
+    }
+
+    /// Elements of an object-valued collection that a commit modified.
+    static func modifiedElements(_ elements: Set<PersistedValue>, table: Int?, properties: [ObservedProperty],
+                                 changes: ChangeSet, old: StoreState, new: StoreState) -> Set<PersistedValue> {
+        guard let table else { return [] }
+        let depth = properties.flatMap(\.dependencies).map(\.count).max() ?? 1
+        let touched = candidates(in: table, depth: depth, changes: changes, old: old, new: new)
+        return Set(touched.compactMap { key in
+            let identity = PersistedValue.link(key)
+            guard elements.contains(identity),
+                  changed(properties, table: table, key: key, changes: changes, old: old, new: new) else { return nil }
+            return identity
+        })
+    }
+
+    /// A source over a list or set property.
+    static func ownedCollection(_ owner: CollectionOwner, elementType: ObjectBase.Type?, properties: [ObservedProperty]) -> CollectionSource {
+        CollectionSource(
+            elements: { state in storedElements(owner.value(in: state)) },
+            interest: { state in
+                var interest = ObserverInterest(objects: [TableKey(table: owner.table.index, key: owner.key)])
+                if let elementType { interest.tables = tables(reachableFrom: elementType, in: state) }
+                return interest
+            },
+            modified: { changes, old, new in
+                guard let elementType else { return [] }
+                let elements = Set(storedElements(owner.value(in: new)))
+                let table = new.tableIndex(named: ClassMetadata.known(elementType).name)
+                return modifiedElements(elements, table: table, properties: properties, changes: changes, old: old, new: new)
+            })
+    }
+
+    static func requireLive(_ owner: CollectionOwner?, _ what: String) -> CollectionOwner {
+        guard let owner else {
+            preconditionFailure("Chronicle: only managed collections can be observed; this \(what) belongs to an object that was never added to a store")
+        }
+        precondition(owner.frozen == nil, "Chronicle: a frozen \(what) never changes and cannot be observed; observe the live collection (thaw())")
+        return owner
+    }
+
+    static func elementProperties(_ keyPaths: [String], _ type: Any.Type) throws(ObservationError) -> [ObservedProperty] {
+        guard let objectType = type as? ObjectBase.Type else {
+            guard keyPaths.isEmpty else { throw .unknownKeyPath(keyPaths[0], type: "\(type)") }
+            return []
+        }
+        return try ObservedProperties.resolve(keyPaths, for: objectType)
+    }
+}
+
+extension Results {
+    /// A stream of this query's changes: `.initial(results)`, then
+    /// `.update(results, deletions:insertions:modifications:)` for each batch
+    /// of commits. An object that starts or stops matching is an insertion
+    /// or a deletion. See ``CollectionChanges`` for the semantics.
+    ///
+    /// - Precondition: the results are not frozen.
+    public func changes(keyPaths: [PartialKeyPath<Element>] = []) -> CollectionChanges<Results<Element>> {
+        let names = keyPaths.map { ObservedProperties.name(of: $0, for: Element.self) }
+        do { return try changes(keyPaths: names) } catch {
+            preconditionFailure("Chronicle: \(error)")
+        }
+    }
+
+    /// The same, with key paths given as property names (`"dogs.name"`).
+    ///
+    /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
+    public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<Results<Element>> {
+        precondition(frozen == nil, "Chronicle: frozen Results never change and cannot be observed; observe thaw()")
+        let properties = try ObservedProperties.resolve(keyPaths, for: Element.self)
+        let results = self
+        let rootType = Element._rootType
+        let source = CollectionSource(
+            elements: { state in
+                guard let table = results.store.tableBinding(for: rootType, in: state) else { return [] }
+                return results.query.evaluate(in: state, table: table, frozen: nil).map { .link($0) }
+            },
+            interest: { state in ObserverInterest(tables: CollectionSources.tables(reachableFrom: rootType, in: state)) },
+            modified: { changes, old, new in
+                let table = new.tableIndex(named: ClassMetadata.known(rootType).name)
+                let all = Set(changes.modifications.filter { $0.table == table }.map { PersistedValue.link($0.key) })
+                    .union(CollectionSources.candidates(in: table ?? -1, depth: 4, changes: changes, old: old, new: new).map { .link($0) })
+                return CollectionSources.modifiedElements(all, table: table, properties: properties, changes: changes, old: old, new: new)
+            })
+        return CollectionChanges.make(store: store, collection: self, source: source)
+    }
+}
+
+extension List {
+    /// A stream of this list's changes; see ``CollectionChanges``. Key paths
+    /// name properties of the elements (for lists of objects).
+    ///
+    /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
+    public func changes(keyPaths: [String] = []) throws(ObservationError) -> CollectionChanges<List<Element>> {
+        let owner = CollectionSources.requireLive(owner, "List")
+        let properties = try CollectionSources.elementProperties(keyPaths, Element.self)
+        let source = CollectionSources.ownedCollection(owner, elementType: Element.self as? ObjectBase.Type, properties: properties)
+        return CollectionChanges.make(store: owner.store, collection: self, source: source)
+    }
+}
+
+extension MutableSet {
+    /// A stream of this set's changes (indexes in insertion order); see
+    /// ``CollectionChanges``.
+    ///
+    /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
+    public func changes(keyPaths: [String] = []) throws(ObservationError) -> CollectionChanges<MutableSet<Element>> {
+        let owner = CollectionSources.requireLive(owner, "MutableSet")
+        let properties = try CollectionSources.elementProperties(keyPaths, Element.self)
+        let source = CollectionSources.ownedCollection(owner, elementType: Element.self as? ObjectBase.Type, properties: properties)
+        return CollectionChanges.make(store: owner.store, collection: self, source: source)
+    }
+}
+
+extension Map {
+    /// A stream of this map's changes, with indexes into its sorted keys: a
+    /// new key is an insertion, a removed key a deletion, a new value for a
+    /// key a modification. See ``CollectionChanges``.
+    public func changes() -> CollectionChanges<Map<Key, Value>> {
+        let owner = CollectionSources.requireLive(owner, "Map")
+        @Sendable func entries(_ state: StoreState) -> [MapEntry] {
+            if case .map(let entries)? = owner.value(in: state) { return entries }
+            return []
+        }
+        let source = CollectionSource(
+            elements: { state in entries(state).map { .string($0.key) } },
+            interest: { _ in ObserverInterest(objects: [TableKey(table: owner.table.index, key: owner.key)]) },
+            modified: { _, old, new in
+                let before = Dictionary(entries(old).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+                return Set(entries(new).filter { entry in before[entry.key].map { $0 != entry.value } ?? false }.map { .string($0.key) })
+            })
+        return CollectionChanges.make(store: owner.store, collection: self, source: source)
+    }
+}
+
+extension LinkingObjects {
+    /// A stream of changes to the set of objects linking here; see
+    /// ``CollectionChanges``. Key paths name properties of `Element`.
+    ///
+    /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
+    public func changes(keyPaths: [String] = []) throws(ObservationError) -> CollectionChanges<LinkingObjects<Element>> {
+        guard let target else {
+            preconditionFailure("Chronicle: only managed LinkingObjects can be observed")
+        }
+        precondition(target.frozen == nil, "Chronicle: frozen LinkingObjects never change and cannot be observed")
+        let properties = try ObservedProperties.resolve(keyPaths, for: Element.self)
+        let me = self
+        let source = CollectionSource(
+            elements: { state in me.keys(in: state).map { .link($0) } },
+            interest: { state in
+                ObserverInterest(objects: [TableKey(table: target.table.index, key: target.key)],
+                                 tables: CollectionSources.tables(reachableFrom: Element.self, in: state))
+            },
+            modified: { changes, old, new in
+                let table = new.tableIndex(named: ClassMetadata.known(Element.self).name)
+                return CollectionSources.modifiedElements(Set(me.keys(in: new).map { .link($0) }), table: table,
+                                                          properties: properties, changes: changes, old: old, new: new)
+            })
+        return CollectionChanges.make(store: target.table.store, collection: self, source: source)
+    }
+}
+
+extension ProjectedCollection {
+    /// A stream of this mapped collection's changes. An element is modified
+    /// when the mapped property of the underlying object changes.
+    public func changes() -> CollectionChanges<ProjectedCollection<Element>> {
+        let owner = CollectionSources.requireLive(owner, "ProjectedCollection")
+        let elementType = owner.table.metadata.properties
+            .first { owner.table.property(named: $0.name) == owner.property }?.kind.objectType
+        let path = memberPath ?? []
+        let properties = path.isEmpty ? [] : [ObservedProperty(name: path.joined(separator: "."), dependencies: (1...path.count).map { Array(path.prefix($0)) }) { _ in nil }]
+        let source = CollectionSources.ownedCollection(owner, elementType: elementType, properties: properties)
+        return CollectionChanges.make(store: owner.store, collection: self, source: source)
+    }
+}
