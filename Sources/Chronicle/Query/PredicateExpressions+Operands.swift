@@ -32,17 +32,31 @@ extension PredicateExpressions.Variable: ValueTranslatable {
 /// on a constant (`limits.minimum`) is read once, at translation time.
 extension PredicateExpressions.KeyPath: ValueTranslatable {
     func queryOperand(_ translator: inout PredicateTranslator) throws -> QueryOperand {
+        if isVariableFree {
+            return QueryConstant(try evaluate(PredicateBindings())).map(QueryOperand.constant) ?? .opaque
+        }
         switch try translator.operand(for: root) {
         case .path(let base):
             guard let base = base.plain else { return .opaque }
             return try translator.apply(keyPath as AnyKeyPath, to: base, valueType: Root.Output.self)
-        case .constant:
-            let value = try root.evaluate(PredicateBindings())
-            return QueryConstant(value[keyPath: keyPath]).map(QueryOperand.constant) ?? .opaque
-        case .opaque:
+        case .constant, .opaque:
             return .opaque
         }
     }
+}
+
+/// An expression that reads no predicate variable, so that it can be
+/// evaluated once, at translation time: a captured value and key paths on it.
+protocol VariableFreeExpression {
+    var isVariableFree: Bool { get }
+}
+
+extension PredicateExpressions.Value: VariableFreeExpression {
+    var isVariableFree: Bool { true }
+}
+
+extension PredicateExpressions.KeyPath: VariableFreeExpression {
+    var isVariableFree: Bool { (root as? any VariableFreeExpression)?.isVariableFree ?? false }
 }
 
 /// A `Bool` property as the whole test (`$0.isActive`).

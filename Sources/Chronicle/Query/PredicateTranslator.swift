@@ -107,7 +107,8 @@ struct PredicateTranslator {
     /// opaque; `rawValue` of a raw-representable value is the value's
     /// persisted form itself. Any other key path goes to the resolver.
     mutating func apply(_ keyPath: AnyKeyPath, to base: PathOperand, valueType: Any.Type) throws -> QueryOperand {
-        if let raw = valueType as? any RawRepresentable.Type, keyPath == raw.rawValueKeyPath {
+        if let enumType = valueType as? any (RawRepresentable & CaseIterable).Type,
+           enumType.keyPathReadsRawValue(keyPath) {
             return .path(base)
         }
         if valueType is any QueryConstantConvertible.Type || valueType is any Sequence.Type
@@ -124,7 +125,17 @@ struct PredicateTranslator {
     }
 }
 
-extension RawRepresentable {
-    /// `\Self.rawValue`, type-erased, to recognise it in a predicate.
-    fileprivate static var rawValueKeyPath: AnyKeyPath { \Self.rawValue }
+extension RawRepresentable where Self: CaseIterable {
+    /// Whether `keyPath` gives every case's raw value (`\.rawValue` does),
+    /// so that it reads the persisted form of the value itself. Key path
+    /// identity cannot tell: `\Self.rawValue` written generically is a
+    /// different key path from the concrete `\Mood.rawValue` a predicate
+    /// holds. O(number of cases).
+    fileprivate static func keyPathReadsRawValue(_ keyPath: AnyKeyPath) -> Bool {
+        guard let typed = keyPath as? KeyPath<Self, RawValue> else { return false }
+        return allCases.allSatisfy { value in
+            guard let read = QueryConstant(value[keyPath: typed]), let raw = QueryConstant(value.rawValue) else { return false }
+            return read == raw
+        }
+    }
 }
