@@ -29,37 +29,19 @@ extension Bool: QueryConstantConvertible {
     static var queryConstantPreservesOrder: Bool { false }
 }
 
-extension Int: QueryConstantConvertible {
+/// Integers whose every value fits the persisted `Int64`.
+extension QueryConstantConvertible where Self: BinaryInteger {
     var queryConstant: PersistedValue { .int(Int64(self)) }
 }
 
-extension Int8: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(Int64(self)) }
-}
-
-extension Int16: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(Int64(self)) }
-}
-
-extension Int32: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(Int64(self)) }
-}
-
-extension Int64: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(self) }
-}
-
-extension UInt8: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(Int64(self)) }
-}
-
-extension UInt16: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(Int64(self)) }
-}
-
-extension UInt32: QueryConstantConvertible {
-    var queryConstant: PersistedValue { .int(Int64(self)) }
-}
+extension Int: QueryConstantConvertible {}
+extension Int8: QueryConstantConvertible {}
+extension Int16: QueryConstantConvertible {}
+extension Int32: QueryConstantConvertible {}
+extension Int64: QueryConstantConvertible {}
+extension UInt8: QueryConstantConvertible {}
+extension UInt16: QueryConstantConvertible {}
+extension UInt32: QueryConstantConvertible {}
 
 extension Float: QueryConstantConvertible {
     var queryConstant: PersistedValue { .float(self) }
