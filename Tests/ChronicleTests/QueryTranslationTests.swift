@@ -54,6 +54,7 @@ struct QueryTranslationTests {
         #expect(try node(#Predicate { $0.name.starts(with: "A") }) == .string(["name"], .beginsWith, "A"))
         let names = ["Ann", "Bob"]
         #expect(try node(#Predicate { names.contains($0.name) }) == .oneOf(["name"], [.string("Ann"), .string("Bob")]))
+        #expect(try node(#Predicate { $0.tags.contains("x") }) == .containsElement(["tags"], .string("x")))
         #expect(try node(#Predicate { (10...20).contains($0.age) }) == .and([
             .compare(["age"], .greaterThanOrEqual, .int(10)), .compare(["age"], .lessThanOrEqual, .int(20)),
         ]))

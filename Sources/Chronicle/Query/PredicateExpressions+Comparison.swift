@@ -45,16 +45,18 @@ extension PredicateExpressions.RangeExpressionContains: QueryTranslatable {
 }
 
 /// `[a, b].contains($0.x)` with a constant sequence becomes
-/// ``QueryNode/oneOf(_:_:)``.
+/// ``QueryNode/oneOf(_:_:)``; `$0.tags.contains(c)` on a list or set
+/// property becomes ``QueryNode/containsElement(_:_:)``.
 extension PredicateExpressions.SequenceContains: QueryTranslatable {
     func queryNode(_ translator: inout PredicateTranslator) throws -> QueryNode {
         let elementOperand = try translator.operand(for: element)
-        guard let constants = (sequence as? any ConstantSequenceTranslatable)?.queryElements(),
-              let path = elementOperand.plainPath else {
-            _ = try translator.operand(for: sequence)
-            return .opaque
+        if let constants = (sequence as? any ConstantSequenceTranslatable)?.queryElements() {
+            guard let path = elementOperand.plainPath else { return .opaque }
+            return path.guarding(.oneOf(path.path, constants))
         }
-        return path.guarding(.oneOf(path.path, constants))
+        let sequenceOperand = try translator.operand(for: sequence)
+        guard let path = sequenceOperand.plainPath, let constant = elementOperand.constant else { return .opaque }
+        return path.guarding(.containsElement(path.path, constant.value))
     }
 }
 

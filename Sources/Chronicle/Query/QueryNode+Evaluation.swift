@@ -9,7 +9,8 @@ extension QueryNode {
     /// - Throws: ``QueryError/unwrappedNil(_:)`` where `Predicate.evaluate`
     ///   would throw because a force unwrap met `nil`.
     /// - Complexity: O(n) in the number of nodes, times the cost of
-    ///   ``QueryRow/value(at:)``; `oneOf` is O(k) in its constants and the
+    ///   ``QueryRow/value(at:)``; `oneOf` is O(k) in its constants,
+    ///   `containsElement` O(k) in the collection's elements, and the
     ///   string tests O(length) (O(n · m) for `contains`).
     func evaluate(on row: some QueryRow) throws(QueryError) -> Bool {
         switch self {
@@ -31,6 +32,13 @@ extension QueryNode {
         case .oneOf(let path, let constants):
             let value = row.value(at: path) ?? .null
             return constants.contains { Self.compareValues(value, .equal, $0) }
+        case .containsElement(let path, let constant):
+            switch row.value(at: path) {
+            case .list(let elements)?, .set(let elements)?:
+                return elements.contains { Self.compareValues($0, .equal, constant) }
+            default:
+                return false
+            }
         case .unwrap(let path):
             guard let value = row.value(at: path), !value.isNull else { throw .unwrappedNil(path) }
             return true

@@ -37,6 +37,9 @@ indirect enum QueryNode: Hashable, Sendable {
     /// The value at the path equals one of the constants
     /// (`[a, b].contains($0.x)`).
     case oneOf(PropertyPath, [PersistedValue])
+    /// The list or set at the path has an element equal to the constant
+    /// (`$0.tags.contains("x")`).
+    case containsElement(PropertyPath, PersistedValue)
     /// True when the value at the path is not `nil`; otherwise evaluation
     /// throws ``QueryError/unwrappedNil(_:)``, as a force unwrap (`!`) in
     /// the predicate would.
@@ -51,7 +54,7 @@ indirect enum QueryNode: Hashable, Sendable {
         case .opaque: true
         case .and(let nodes), .or(let nodes): nodes.contains { $0.containsOpaque }
         case .not(let node): node.containsOpaque
-        case .constant, .compare, .string, .oneOf, .unwrap: false
+        case .constant, .compare, .string, .oneOf, .containsElement, .unwrap: false
         }
     }
 
@@ -70,7 +73,8 @@ indirect enum QueryNode: Hashable, Sendable {
         case .constant, .opaque: break
         case .and(let nodes), .or(let nodes): for node in nodes { node.collectPaths(into: &paths) }
         case .not(let node): node.collectPaths(into: &paths)
-        case .compare(let path, _, _), .string(let path, _, _), .oneOf(let path, _), .unwrap(let path):
+        case .compare(let path, _, _), .string(let path, _, _), .oneOf(let path, _), .containsElement(let path, _),
+             .unwrap(let path):
             paths.insert(path)
         }
     }
