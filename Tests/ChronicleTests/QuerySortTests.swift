@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+@Suite("Sort keys")
+struct QuerySortTests {
+    static func rows(seed: UInt64, count: Int = 300) -> [QRoot] {
+        var rng = SeededGenerator(seed: seed)
+        return (0..<count).map { QueryFixtures.randomRoot(serial: $0, using: &rng, allowNaN: false) }
+    }
+
+    static func sortedByKeys(_ rows: [QRoot], _ keys: [SortKey]) -> [Int] {
+        rows.map(QRootRow.init).sorted { SortKey.areInIncreasingOrder($0, $1, by: keys) }.map(\.root.serial)
+    }
+
+    static let descriptorSets: [[SortDescriptor<QRoot>]] = [
+        [SortDescriptor(\.age), SortDescriptor(\.name, order: .reverse)],
+        [SortDescriptor(\.n), SortDescriptor(\.address?.city, order: .reverse)],
+        [SortDescriptor(\.score, order: .reverse), SortDescriptor(\.born)],
+        [SortDescriptor(\.nickname), SortDescriptor(\.level, order: .reverse), SortDescriptor(\.address?.zip)],
+        [SortDescriptor(\.id), SortDescriptor(\.price)],
+    ]
+
+    @Test(arguments: 0..<descriptorSets.count)
+    func matchesFoundationSorting(_ index: Int) throws {
+        let descriptors = Self.descriptorSets[index]
+        // A unique last key makes the order total, so both sorts must agree exactly.
+        let total = descriptors + [SortDescriptor(\QRoot.serial)]
+        let keys = try SortKey.keys(for: total, resolver: QueryFixtures.resolve)
+        let rows = Self.rows(seed: UInt64(index) + 7)
+        #expect(Self.sortedByKeys(rows, keys) == rows.sorted(using: total).map(\.serial))
+    }
+
+    @Test func translatesDescriptors() throws {
+        let keys = try SortKey.keys(for: [SortDescriptor(\QRoot.age), SortDescriptor(\QRoot.address?.city, order: .reverse)],
+                                    resolver: QueryFixtures.resolve)
+        #expect(keys == [SortKey(["age"]), SortKey(["address", "city"], ascending: false)])
+    }
+
+    @Test func stableForEqualKeys() {
+        let rows = Self.rows(seed: 99)
+        let sorted = Self.sortedByKeys(rows, [SortKey(["mood"]), SortKey(["active"], ascending: false)])
+        // Within each group of equal keys the original (serial) order survives.
+        let bySerial = Dictionary(uniqueKeysWithValues: rows.map { ($0.serial, $0) })
+        for (a, b) in zip(sorted, sorted.dropFirst()) {
+            let x = bySerial[a]!, y = bySerial[b]!
+            if x.mood == y.mood && x.active == y.active { #expect(a < b) }
+        }
+    }
+
+    @Test func nilSortsFirstAscendingAndLastDescending() {
+        let rows = Self.rows(seed: 5)
+        let ascending = Self.sortedByKeys(rows, [SortKey(["address", "city"])])
+        let descending = Self.sortedByKeys(rows, [SortKey(["address", "city"], ascending: false)])
+        let bySerial = Dictionary(uniqueKeysWithValues: rows.map { ($0.serial, $0) })
+        let nils = rows.filter { $0.address == nil }.count
+        #expect(nils > 0)
+        #expect(ascending.prefix(nils).allSatisfy { bySerial[$0]!.address == nil })
+        #expect(descending.suffix(nils).allSatisfy { bySerial[$0]!.address == nil })
+    }
+
+    @Test func rejectsWhatItCannotHonour() {
+        #expect(throws: QueryError.self) {
+            try SortKey.keys(for: [SortDescriptor(\QRoot.doubleAge)], resolver: QueryFixtures.resolve)
+        }
+        #expect(throws: QueryError.self) {
+            try SortKey.keys(for: [SortDescriptor(\QRoot.name, comparator: .lexical)], resolver: QueryFixtures.resolve)
+        }
+    }
+}
