@@ -21,7 +21,7 @@ struct Owner: Sendable, Codable {
     var name: String
 }
 
-struct Address: Sendable, Codable {
+struct QAddress: Sendable, Codable {
     var city: String
     var zip: Int?
     var owner: Owner?
@@ -48,7 +48,7 @@ struct QRoot: Sendable {
     var id: UUID
     var blob: Data
     var price: Decimal
-    var address: Address?
+    var address: QAddress?
     var tags: [String]
     var count: UInt
 
@@ -64,7 +64,7 @@ enum QueryFixtures {
         \QRoot.mood: ["mood"], \QRoot.optMood: ["optMood"], \QRoot.priority: ["priority"],
         \QRoot.id: ["id"], \QRoot.blob: ["blob"], \QRoot.price: ["price"],
         \QRoot.address: ["address"], \QRoot.tags: ["tags"], \QRoot.count: ["count"],
-        \Address.city: ["city"], \Address.zip: ["zip"], \Address.owner: ["owner"],
+        \QAddress.city: ["city"], \QAddress.zip: ["zip"], \QAddress.owner: ["owner"],
         \Owner.name: ["name"],
         // Whole composed key paths, as sort descriptors pass them.
         \QRoot.address?.city: ["address", "city"],
@@ -87,7 +87,7 @@ enum QueryFixtures {
         }
         let scores: [Double] = allowNaN ? [0, 0.5, 0.25, -1, 1, .nan, .infinity] : [0, 0.5, 0.25, -1, 1, .infinity]
         let owner = maybe(Owner(name: names.randomElement(using: &rng)!), &rng)
-        let address = maybe(Address(city: cities.randomElement(using: &rng)!,
+        let address = maybe(QAddress(city: cities.randomElement(using: &rng)!,
                                     zip: maybe(Int.random(in: 1233...1235, using: &rng), &rng),
                                     owner: owner), &rng)
         return QRoot(

@@ -18,10 +18,10 @@ import Synchronization
 public struct Results<Element: _ObjectProjecting>: Sendable {
     let store: Store
     let frozen: StoreState?
-    let query: ResultsQuery
+    let query: ResultsQuery<Element>
     private let cache = ResultsCache()
 
-    init(store: Store, frozen: StoreState?, query: ResultsQuery = ResultsQuery()) {
+    init(store: Store, frozen: StoreState?, query: ResultsQuery<Element> = ResultsQuery()) {
         self.store = store
         self.frozen = frozen
         self.query = query
@@ -49,14 +49,16 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
         return (store.committedState(), true)
     }
 
-    /// The matching keys for the state a read sees now.
-    func evaluated() -> (keys: [ObjectKey], table: TableBinding?, state: StoreState) {
+    /// The matching keys for the state a read sees now, evaluated until at
+    /// least `needed` are known (or all of them).
+    func evaluated(needed: Int = .max) -> (keys: [ObjectKey], table: TableBinding?, state: StoreState) {
         let (state, cacheable) = currentState()
-        let table = store.tableBinding(for: Element._rootType, in: state)
-        if cacheable, let keys = cache.keys(for: state.version) { return (keys, table, state) }
-        let keys = table.map { query.evaluate(in: state, table: $0, frozen: frozen) } ?? []
-        if cacheable { cache.store(keys, for: state.version) }
-        return (keys, table, state)
+        guard let table = store.tableBinding(for: Element._rootType, in: state) else { return ([], nil, state) }
+        let previous: ResultsQuery<Element>.Evaluation? = cacheable ? cache.evaluation(for: state.version) : nil
+        let evaluation = query.evaluate(in: state, table: table, frozen: frozen,
+                                        continuing: previous ?? .init(), needed: needed)
+        if cacheable { cache.store(evaluation, for: state.version) }
+        return (evaluation.keys, table, state)
     }
 
     func element(table: TableBinding, key: ObjectKey) -> Element {
@@ -72,18 +74,63 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     /// The predicate is translated into Chronicle's query form where it can
     /// be (see the collections article for the fast forms); other forms are
     /// evaluated object by object — same results, slower.
+    ///
+    /// - Precondition: every key path in the predicate reads a persisted
+    ///   property (for a projection, a projected one); the message names
+    ///   the one that does not.
     public func filter(_ predicate: Predicate<Element>) -> Results<Element> {
+        do {
+            return try filtered(predicate)
+        } catch {
+            preconditionFailure("Chronicle: cannot filter \(Element.self): \(error)")
+        }
+    }
+
+    /// ``filter(_:)``, throwing instead of stopping when a key path in the
+    /// predicate is not persisted.
+    ///
+    /// - Throws: ``QueryError/unknownKeyPath(_:)``.
+    public func filtered(_ predicate: Predicate<Element>) throws -> Results<Element> {
         var query = query
-        query.filters.append(.predicate(PredicateBox(predicate)))
+        query.filters.append(try Query(predicate, resolver: ResultsQuery<Element>.resolve))
         return Results(store: store, frozen: frozen, query: query)
     }
 
-    /// The results sorted by a property.
+    /// The results sorted by a property, most significant key first when
+    /// called repeatedly? No: each call sorts by its key first, keeping
+    /// earlier keys as tie-breakers, like sorting a sorted array again.
+    ///
+    /// A key path through a transformation (a transformed projected
+    /// property) sorts by the computed values.
     ///
     /// - Precondition: `keyPath` reads a persisted property.
     public func sorted<Value: Comparable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        let recorded: RecordedKeyPath
+        do { recorded = try KeyPathMapping.record(keyPath) } catch {
+            preconditionFailure("Chronicle: cannot sort \(Element.self): \(error)")
+        }
         var query = query
-        query.sort.insert(SortKey(path: ResultsQuery.persistedPath(keyPath, of: Element.self), ascending: ascending), at: 0)
+        if recorded.isDirect {
+            query.sort.insert(.persisted(SortKey(PropertyPath(recorded.path), ascending: ascending)), at: 0)
+        } else {
+            query.sort.insert(.computed(ascending: ascending) { a, b in
+                let l = a[keyPath: keyPath], r = b[keyPath: keyPath]
+                return l < r ? .orderedAscending : (r < l ? .orderedDescending : .orderedSame)
+            }, at: 0)
+        }
+        return Results(store: store, frozen: frozen, query: query)
+    }
+
+    /// The results sorted by Foundation sort descriptors, the first most
+    /// significant. Sorting is stable.
+    ///
+    /// - Throws: ``QueryError/unknownKeyPath(_:)`` for a key path that is not
+    ///   persisted, ``QueryError/unsupportedSortDescriptor(_:)`` for a
+    ///   descriptor without a key path or with a string comparator.
+    public func sorted(using descriptors: [SortDescriptor<Element>]) throws -> Results<Element> {
+        var query = query
+        let keys = try SortKey.keys(for: descriptors, resolver: ResultsQuery<Element>.resolve)
+        query.sort = keys.map { .persisted($0) } + query.sort
         return Results(store: store, frozen: frozen, query: query)
     }
 }
@@ -93,39 +140,73 @@ extension Results: RandomAccessCollection {
     public var endIndex: Int { evaluated().keys.count }
 
     /// The element at `position`, a managed handle on the current state.
+    ///
+    /// - Complexity: O(1) once evaluated; for an unsorted query not yet
+    ///   evaluated that far, the objects up to the `position`-th match.
     public subscript(position: Int) -> Element {
-        let (keys, table, _) = evaluated()
+        let (keys, table, _) = evaluated(needed: position + 1)
         precondition(position >= 0 && position < keys.count, "Chronicle: Results index \(position) is out of bounds (count \(keys.count))")
         return element(table: table!, key: keys[position])
     }
 
-    /// Iterates over the results as they were when iteration began.
+    /// Iterates over the results of the state current when iteration
+    /// began; an unsorted query is evaluated as the iteration advances.
     public func makeIterator() -> Iterator {
-        let (keys, table, _) = evaluated()
-        return Iterator(results: self, keys: keys, table: table)
+        Iterator(results: self)
     }
 
-    /// Iterates over one evaluation of the results.
+    /// Iterates over one state's results, evaluating lazily.
     public struct Iterator: IteratorProtocol {
         let results: Results
-        let keys: [ObjectKey]
-        let table: TableBinding?
-        var index = 0
+        private var state: StoreState?
+        private var table: TableBinding?
+        private var evaluation = ResultsQuery<Element>.Evaluation()
+        private var index = 0
+        private let batch = 64
+
+        init(results: Results) {
+            self.results = results
+            let (state, _) = results.currentState()
+            self.state = state
+            table = results.store.tableBinding(for: Element._rootType, in: state)
+        }
+
         public mutating func next() -> Element? {
-            guard index < keys.count, let table else { return nil }
+            guard let table, let state else { return nil }
+            if index >= evaluation.keys.count {
+                evaluation = results.query.evaluate(in: state, table: table, frozen: results.frozen,
+                                                    continuing: evaluation, needed: index + batch)
+                guard index < evaluation.keys.count else { return nil }
+            }
             defer { index += 1 }
-            return results.element(table: table, key: keys[index])
+            return results.element(table: table, key: evaluation.keys[index])
         }
     }
+
+    /// The first element, evaluating only as far as the first match.
+    public var first: Element? { isEmpty ? nil : self[0] }
+
+    /// Whether there are no results, evaluating only as far as the first match.
+    public var isEmpty: Bool { evaluated(needed: 1).keys.isEmpty }
 }
 
-/// Caches a Results' evaluation for one state version.
+/// Caches a Results' evaluation for one state version, so that reading the
+/// same results twice between commits does the work once.
 final class ResultsCache: Sendable {
-    private let entry = Mutex<(version: UInt64, keys: [ObjectKey])?>(nil)
-    func keys(for version: UInt64) -> [ObjectKey]? {
-        entry.withLock { entry in entry.flatMap { $0.version == version ? $0.keys : nil } }
+    private let entry = Mutex<(version: UInt64, keys: [ObjectKey], resume: ObjectKey, complete: Bool)?>(nil)
+
+    func evaluation<Element>(for version: UInt64) -> ResultsQuery<Element>.Evaluation? {
+        entry.withLock { entry in
+            guard let entry, entry.version == version else { return nil }
+            return .init(keys: entry.keys, resumeKey: entry.resume, isComplete: entry.complete)
+        }
     }
-    func store(_ keys: [ObjectKey], for version: UInt64) {
-        entry.withLock { $0 = (version, keys) }
+
+    func store<Element>(_ evaluation: ResultsQuery<Element>.Evaluation, for version: UInt64) {
+        entry.withLock { entry in
+            // Keep the furthest evaluation of this version.
+            if let current = entry, current.version == version, current.keys.count > evaluation.keys.count { return }
+            entry = (version, evaluation.keys, evaluation.resumeKey, evaluation.isComplete)
+        }
     }
 }

@@ -121,7 +121,7 @@ extension Results {
         let source = CollectionSource(
             elements: { state in
                 guard let table = results.store.tableBinding(for: rootType, in: state) else { return [] }
-                return results.query.evaluate(in: state, table: table, frozen: nil).map { .link($0) }
+                return results.query.evaluate(in: state, table: table, frozen: nil).keys.map { .link($0) }
             },
             interest: { state in ObserverInterest(tables: CollectionSources.tables(reachableFrom: rootType, in: state)) },
             modified: { changes, old, new in

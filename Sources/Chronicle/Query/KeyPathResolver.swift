@@ -7,3 +7,11 @@
 /// and the translator joins the answers. Sort descriptors pass whole
 /// composed key paths such as `\Person.address?.city`.
 typealias KeyPathResolver = (AnyKeyPath) throws -> PropertyPath?
+
+/// What a resolver throws for a key path that reads persisted properties
+/// but computes its value from them (`\Person.lastName.localizedCapitalized`):
+/// the translator leaves that operand to per-object evaluation and records
+/// the dependencies as referenced paths.
+struct ComputedKeyPath: Error {
+    let dependencies: [PropertyPath]
+}

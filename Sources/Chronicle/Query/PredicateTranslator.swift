@@ -115,7 +115,16 @@ struct PredicateTranslator {
             || valueType is any RawRepresentable.Type {
             return .opaque
         }
-        guard let resolved = try resolver(keyPath) else {
+        let resolved: PropertyPath?
+        do {
+            resolved = try resolver(keyPath)
+        } catch let computed as ComputedKeyPath {
+            // Reads persisted properties but computes from them (a
+            // transformed projected property): evaluated per object.
+            for dependency in computed.dependencies { resolvedPaths.insert(base.path.appending(dependency)) }
+            return .opaque
+        }
+        guard let resolved else {
             throw QueryError.unknownKeyPath(String(describing: keyPath))
         }
         var operand = base

@@ -31,7 +31,8 @@ public struct StoreState: Sendable {
     func object(table: Int, key: ObjectKey) -> ObjectRecord? { tables[table][key] }
     func contains(table: Int, key: ObjectKey) -> Bool { tables[table][key] != nil }
     func count(table: Int) -> Int { tables[table].count }
-    func objects(table: Int) -> [(ObjectKey, ObjectRecord)] { tables[table].sorted { $0.key < $1.key }.map { ($0.key, $0.value) } }
+    func objects(table: Int, from: ObjectKey = ObjectKey(0)) -> [(key: ObjectKey, record: ObjectRecord)] { tables[table].sorted { $0.key < $1.key }.filter { $0.key >= from }.map { ($0.key, $0.value) } }
+    func keys(table: Int, property: Int, equalTo value: PersistedValue) -> [ObjectKey]? { nil }
     func key(table: Int, primaryKey: PersistedValue) -> ObjectKey? {
         guard let pk = schema[table].primaryKeyIndex else { return nil }
         return tables[table].first { $0.value.values[pk] == primaryKey }?.key
