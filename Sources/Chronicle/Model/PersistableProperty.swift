@@ -121,6 +121,9 @@ extension UUID: _PrimitivePersistable {
     public init?(_primitive value: PersistedValue) { guard case .uuid(let v) = value else { return nil }; self = v }
     public static var _probe: UUID? { UUID(uuidString: "5A5A5A5A-0000-4000-8000-00000000A5A5") }
     public static var _zero: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
+    /// A new identifier, as `UUID()` makes (or the test generator installed
+    /// with ``IdentifierGeneration/withUUIDGenerator(_:_:)``).
+    public static func _makeDefault() -> UUID { IdentifierGeneration.makeUUID() }
 }
 
 extension URL: _PrimitivePersistable {
@@ -148,6 +151,9 @@ extension ObjectId: _PrimitivePersistable {
     public init?(_primitive value: PersistedValue) { guard case .objectId(let v) = value else { return nil }; self = v }
     public static var _probe: ObjectId? { ObjectId("5a5a5a5a0000000000a5a5a5") }
     public static var _zero: ObjectId { ObjectId() }
+    /// A new identifier from ``ObjectId/generate()``, so that a
+    /// `@Persisted(primaryKey: true) var _id: ObjectId` is unique by default.
+    public static func _makeDefault() -> ObjectId { ObjectId.generate() }
 }
 
 extension Float: _PrimitivePersistable {
