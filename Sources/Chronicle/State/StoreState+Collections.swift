@@ -1,13 +1,19 @@
 /// Folding list, set and map edits.
 extension StoreState {
-    /// The property schema and current elements of a list property.
-    private func list(_ table: Int, _ key: ObjectKey, _ property: Int) throws(Reason) -> (PropertySchema, [PersistedValue]) {
+    /// The schema and current value of a collection property of kind `kind`.
+    private func collection(_ table: Int, _ key: ObjectKey, _ property: Int,
+                            _ kind: CollectionKind) throws(Reason) -> (PropertySchema, PersistedValue) {
         let record = try existing(table, key)
         let schema = try propertySchema(table, property)
-        guard schema.collection == .list, case .list(let elements) = record.values[property] else {
-            throw .wrongCollection(property: schema.name, expected: .list)
-        }
-        return (schema, elements)
+        guard schema.collection == kind else { throw .wrongCollection(property: schema.name, expected: kind) }
+        return (schema, record.values[property])
+    }
+
+    /// The schema and elements of a list or set property.
+    private func elements(_ table: Int, _ key: ObjectKey, _ property: Int,
+                          _ kind: CollectionKind) throws(Reason) -> (PropertySchema, [PersistedValue]) {
+        let (schema, value) = try collection(table, key, property, kind)
+        return (schema, value.elements)
     }
 
     private static func checkIndex(_ index: Int, _ range: Range<Int>) throws(Reason) {
@@ -17,25 +23,25 @@ extension StoreState {
     mutating func foldListEvent(_ event: Event, changes: inout ChangeSetBuilder) throws(Reason) {
         switch event {
         case let .listInsert(table, key, property, index, value):
-            var (schema, elements) = try list(table, key, property)
+            var (schema, elements) = try elements(table, key, property, .list)
             try Self.checkIndex(index, 0..<(elements.count + 1))
             try checkElement(value, fits: schema, nullable: schema.isOptional)
             try checkOwnership(value.linkedKeys, through: schema)
             elements.insert(value, at: index)
             write(table, key, property, .list(elements), entering: value.linkedKeys, changes: &changes)
         case let .listRemove(table, key, property, index):
-            var (_, elements) = try list(table, key, property)
+            var (_, elements) = try elements(table, key, property, .list)
             try Self.checkIndex(index, elements.indices)
             let removed = elements.remove(at: index)
             write(table, key, property, .list(elements), leaving: removed.linkedKeys, changes: &changes)
         case let .listMove(table, key, property, from, to):
-            var (_, elements) = try list(table, key, property)
+            var (_, elements) = try elements(table, key, property, .list)
             try Self.checkIndex(from, elements.indices)
             try Self.checkIndex(to, elements.indices)
             elements.insert(elements.remove(at: from), at: to)
             write(table, key, property, .list(elements), changes: &changes)
         case let .listReplace(table, key, property, index, value):
-            var (schema, elements) = try list(table, key, property)
+            var (schema, elements) = try elements(table, key, property, .list)
             try Self.checkIndex(index, elements.indices)
             try checkElement(value, fits: schema, nullable: schema.isOptional)
             let old = elements[index]
@@ -52,14 +58,14 @@ extension StoreState {
     mutating func foldSetOrMapEvent(_ event: Event, changes: inout ChangeSetBuilder) throws(Reason) {
         switch event {
         case let .setInsert(table, key, property, value):
-            var (schema, elements) = try setElements(table, key, property)
+            var (schema, elements) = try elements(table, key, property, .set)
             try checkElement(value, fits: schema, nullable: schema.isOptional)
             guard !elements.contains(value) else { return }
             try checkOwnership(value.linkedKeys, through: schema)
             elements.append(value)
             write(table, key, property, .set(elements), entering: value.linkedKeys, changes: &changes)
         case let .setRemove(table, key, property, value):
-            var (_, elements) = try setElements(table, key, property)
+            var (_, elements) = try elements(table, key, property, .set)
             guard let index = elements.firstIndex(of: value) else { return }
             elements.remove(at: index)
             write(table, key, property, .set(elements), leaving: value.linkedKeys, changes: &changes)
@@ -93,21 +99,19 @@ extension StoreState {
         }
     }
 
-    private func setElements(_ table: Int, _ key: ObjectKey, _ property: Int) throws(Reason) -> (PropertySchema, [PersistedValue]) {
-        let record = try existing(table, key)
-        let schema = try propertySchema(table, property)
-        guard schema.collection == .set, case .set(let elements) = record.values[property] else {
-            throw .wrongCollection(property: schema.name, expected: .set)
-        }
-        return (schema, elements)
-    }
-
     private func mapEntries(_ table: Int, _ key: ObjectKey, _ property: Int) throws(Reason) -> (PropertySchema, [MapEntry]) {
-        let record = try existing(table, key)
-        let schema = try propertySchema(table, property)
-        guard schema.collection == .map, case .map(let entries) = record.values[property] else {
-            throw .wrongCollection(property: schema.name, expected: .map)
-        }
+        let (schema, value) = try collection(table, key, property, .map)
+        guard case .map(let entries) = value else { return (schema, []) }
         return (schema, entries)
+    }
+}
+
+extension PersistedValue {
+    /// The elements of a list or set; empty for anything else.
+    var elements: [PersistedValue] {
+        switch self {
+        case .list(let elements), .set(let elements): elements
+        default: []
+        }
     }
 }

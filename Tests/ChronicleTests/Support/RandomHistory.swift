@@ -130,10 +130,7 @@ struct RandomHistory {
     }
 
     private func elements(_ state: StoreState, _ table: Int, _ key: ObjectKey, _ property: Int) -> [PersistedValue] {
-        switch state.object(table: table, key: key)![property] {
-        case .list(let elements), .set(let elements): elements
-        default: []
-        }
+        state.object(table: table, key: key)![property].elements
     }
 
     /// One to three events valid in sequence in `state`.

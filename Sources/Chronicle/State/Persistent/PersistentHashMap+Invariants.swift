@@ -46,13 +46,5 @@ extension PersistentHashMap {
     }
 
     /// The identities of every node, to check how much two versions share.
-    func _nodeIdentities() -> Set<ObjectIdentifier> {
-        var result = Set<ObjectIdentifier>()
-        func visit(_ node: Node) {
-            result.insert(ObjectIdentifier(node))
-            node.children.forEach(visit)
-        }
-        if let root { visit(root) }
-        return result
-    }
+    func _nodeIdentities() -> Set<ObjectIdentifier> { root?._subtreeIdentities() ?? [] }
 }
