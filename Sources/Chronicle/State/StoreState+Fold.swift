@@ -7,7 +7,9 @@ extension StoreState {
     ///
     /// - Complexity: O(log n) per object touched (including cascades and
     ///   links removed from other objects), plus the size of any collection
-    ///   value the event edits.
+    ///   value the event edits (collection values are copied on their first
+    ///   edit in a state version). ``Event/addProperty(table:_:)`` rewrites
+    ///   every object of its table: O(n log n).
     public mutating func apply(_ event: Event, changes: inout ChangeSetBuilder) throws(FoldError) {
         do {
             try fold(event, changes: &changes)
