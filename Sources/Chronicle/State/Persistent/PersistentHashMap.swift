@@ -1,0 +1,149 @@
+/// A hash map with value semantics and cheap copies: a hash array mapped
+/// trie (CHAMP layout), 6 bits of `hashValue` per level, collision nodes
+/// below the last level. Iteration order is unspecified.
+///
+/// Copying is O(1); a mutation copies only shared nodes on its path
+/// (O(depth × 64) memory at worst) and writes in place where nodes are
+/// uniquely referenced.
+///
+/// - Complexity: lookup, insertion, update and removal O(log64 n) expected;
+///   `count` O(1).
+struct PersistentHashMap<Key: Hashable, Value> {
+    typealias Node = HashMapNode<Key, Value>
+
+    /// The root, `nil` when empty.
+    var root: Node?
+    /// The number of entries. O(1).
+    private(set) var count: Int
+
+    /// An empty map.
+    init() {
+        root = nil
+        count = 0
+    }
+
+    /// Whether the map is empty. O(1).
+    var isEmpty: Bool { count == 0 }
+
+    static func hash(_ key: Key) -> UInt64 { UInt64(bitPattern: Int64(key.hashValue)) }
+
+    /// The value for `key`, or `nil`. Setting `nil` removes the key.
+    ///
+    /// - Complexity: O(log64 n) expected.
+    subscript(key: Key) -> Value? {
+        get {
+            guard var node = root else { return nil }
+            let hash = Self.hash(key)
+            var shift = 0
+            while shift < 64 {
+                let digit = Bitmap.digit(hash, shift)
+                let bit = Bitmap.bit(digit)
+                if node.dataMap & bit != 0 {
+                    let entry = node.entries[Bitmap.position(node.dataMap, digit)]
+                    return entry.key == key ? entry.value : nil
+                }
+                guard node.nodeMap & bit != 0 else { return nil }
+                node = node.children[Bitmap.position(node.nodeMap, digit)]
+                shift += Bitmap.bitsPerLevel
+            }
+            return node.entries.first { $0.key == key }?.value
+        }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+        }
+    }
+
+    /// Sets the value for `key`, returning the value it replaced.
+    ///
+    /// - Complexity: O(log64 n) expected.
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
+        let hash = Self.hash(key)
+        guard root != nil else {
+            let digit = Bitmap.digit(hash, 0)
+            root = Node(dataMap: Bitmap.bit(digit), entries: [(key, value)])
+            count = 1
+            return nil
+        }
+        let old = Self.update(&root!, hash: hash, shift: 0, key: key, value: value)
+        if old == nil { count += 1 }
+        return old
+    }
+
+    private static func update(_ node: inout Node, hash: UInt64, shift: Int, key: Key, value: Value) -> Value? {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        if shift >= 64 {
+            if let index = node.entries.firstIndex(where: { $0.key == key }) {
+                defer { node.entries[index].value = value }
+                return node.entries[index].value
+            }
+            node.entries.append((key, value))
+            return nil
+        }
+        let digit = Bitmap.digit(hash, shift)
+        let bit = Bitmap.bit(digit)
+        if node.dataMap & bit != 0 {
+            let index = Bitmap.position(node.dataMap, digit)
+            if node.entries[index].key == key {
+                defer { node.entries[index].value = value }
+                return node.entries[index].value
+            }
+            let existing = node.entries.remove(at: index)
+            node.dataMap &= ~bit
+            let child = Node.merge(existing, Self.hash(existing.key), (key, value), hash,
+                                   shift: shift + Bitmap.bitsPerLevel)
+            node.nodeMap |= bit
+            node.children.insert(child, at: Bitmap.position(node.nodeMap, digit))
+            return nil
+        }
+        if node.nodeMap & bit != 0 {
+            return update(&node.children[Bitmap.position(node.nodeMap, digit)], hash: hash,
+                          shift: shift + Bitmap.bitsPerLevel, key: key, value: value)
+        }
+        node.dataMap |= bit
+        node.entries.insert((key, value), at: Bitmap.position(node.dataMap, digit))
+        return nil
+    }
+
+    /// Removes `key`, returning its value, or `nil` (copying nothing) if it
+    /// was absent. A subtree left with one entry is pulled up into its parent.
+    ///
+    /// - Complexity: O(log64 n) expected.
+    @discardableResult
+    mutating func removeValue(forKey key: Key) -> Value? {
+        guard self[key] != nil else { return nil }
+        let old = Self.remove(&root!, hash: Self.hash(key), shift: 0, key: key)
+        count -= 1
+        if count == 0 { root = nil }
+        return old
+    }
+
+    /// Removes `key`, which must be present below `node`.
+    private static func remove(_ node: inout Node, hash: UInt64, shift: Int, key: Key) -> Value {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        if shift >= 64 {
+            let index = node.entries.firstIndex { $0.key == key }!
+            return node.entries.remove(at: index).value
+        }
+        let digit = Bitmap.digit(hash, shift)
+        let bit = Bitmap.bit(digit)
+        if node.dataMap & bit != 0 {
+            node.dataMap &= ~bit
+            return node.entries.remove(at: Bitmap.position(node.dataMap, digit)).value
+        }
+        let index = Bitmap.position(node.nodeMap, digit)
+        let old = remove(&node.children[index], hash: hash, shift: shift + Bitmap.bitsPerLevel, key: key)
+        let child = node.children[index]
+        if child.children.isEmpty && child.entries.count == 1 {
+            node.children.remove(at: index)
+            node.nodeMap &= ~bit
+            node.dataMap |= bit
+            node.entries.insert(child.entries[0], at: Bitmap.position(node.dataMap, digit))
+        }
+        return old
+    }
+}
+
+// Safe: nodes are written only while uniquely referenced (see `HashMapNode`),
+// so nodes reachable from two copies — possibly on two threads — are immutable.
+extension PersistentHashMap: @unchecked Sendable where Key: Sendable, Value: Sendable {}

@@ -1,0 +1,174 @@
+/// An ordered map from non-negative `Int64` keys to values, with value
+/// semantics and cheap copies: a bitmap-compressed 64-way radix trie.
+///
+/// Keys are split into 6-bit digits, most significant first, so iteration is
+/// in ascending key order. The root's `shift` grows as larger keys arrive;
+/// sequential keys from 1 give a trie of depth ⌈log64 n⌉.
+///
+/// Copying a map is O(1). A mutation copies only the nodes on the path to the
+/// key that are shared with another copy — O(depth × 64) memory in the worst
+/// case — and writes in place where the nodes are uniquely referenced, so
+/// many edits to one fresh copy copy each node once.
+///
+/// - Complexity: lookup, insertion, update and removal O(log64 n); `count`
+///   O(1); iterating all elements O(n).
+struct PersistentIntMap<Value> {
+    typealias Node = IntMapNode<Value>
+
+    /// The root node, `nil` when the map is empty.
+    var root: Node?
+    /// The shift of the root level: the root covers keys below `1 << (shift + 6)`.
+    var shift: Int
+    /// The number of keys. O(1).
+    private(set) var count: Int
+
+    /// The largest useful shift: 60 covers every non-negative `Int64`.
+    static var maximumShift: Int { 60 }
+
+    /// An empty map.
+    init() {
+        root = nil
+        shift = 0
+        count = 0
+    }
+
+    /// Whether the map holds no keys. O(1).
+    var isEmpty: Bool { count == 0 }
+
+    /// Whether a root at `shift` can hold `key`.
+    static func covers(_ key: Int64, shift: Int) -> Bool {
+        shift >= maximumShift || key < Int64(1) << Int64(shift + Bitmap.bitsPerLevel)
+    }
+
+    /// The value for `key`, or `nil`. Setting `nil` removes the key.
+    ///
+    /// - Complexity: O(log64 n).
+    subscript(key: Int64) -> Value? {
+        get {
+            guard key >= 0, var node = root, Self.covers(key, shift: shift) else { return nil }
+            var shift = self.shift
+            let bits = UInt64(key)
+            while true {
+                let digit = Bitmap.digit(bits, shift)
+                guard node.bitmap & Bitmap.bit(digit) != 0 else { return nil }
+                let position = Bitmap.position(node.bitmap, digit)
+                if shift == 0 { return node.values[position] }
+                node = node.children[position]
+                shift -= Bitmap.bitsPerLevel
+            }
+        }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeValue(forKey: key) }
+        }
+    }
+
+    /// Whether `key` is in the map. O(log64 n).
+    func contains(_ key: Int64) -> Bool { self[key] != nil }
+
+    /// Sets the value for `key`, returning the value it replaced.
+    ///
+    /// - Precondition: `key >= 0`.
+    /// - Complexity: O(log64 n); copies at most one node per level.
+    @discardableResult
+    mutating func updateValue(_ value: Value, forKey key: Int64) -> Value? {
+        precondition(key >= 0, "PersistentIntMap keys are non-negative")
+        guard root != nil else {
+            while !Self.covers(key, shift: shift) { shift += Bitmap.bitsPerLevel }
+            root = Node.path(shift: shift, key: key, value: value)
+            count = 1
+            return nil
+        }
+        while !Self.covers(key, shift: shift) {
+            root = Node(bitmap: 1, children: [root!])
+            shift += Bitmap.bitsPerLevel
+        }
+        let old = Self.update(&root!, shift: shift, key: key, value: value)
+        if old == nil { count += 1 }
+        return old
+    }
+
+    private static func update(_ node: inout Node, shift: Int, key: Int64, value: Value) -> Value? {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        let digit = Bitmap.digit(UInt64(key), shift)
+        let bit = Bitmap.bit(digit)
+        let position = Bitmap.position(node.bitmap, digit)
+        let present = node.bitmap & bit != 0
+        if shift == 0 {
+            if present {
+                let old = node.values[position]
+                node.values[position] = value
+                return old
+            }
+            node.bitmap |= bit
+            node.values.insert(value, at: position)
+            return nil
+        }
+        if present {
+            return update(&node.children[position], shift: shift - Bitmap.bitsPerLevel, key: key, value: value)
+        }
+        node.bitmap |= bit
+        node.children.insert(Node.path(shift: shift - Bitmap.bitsPerLevel, key: key, value: value), at: position)
+        return nil
+    }
+
+    /// Removes `key`, returning its value, or `nil` (and copying nothing) if
+    /// it was not there. Empty nodes are dropped and the root shrinks back.
+    ///
+    /// - Complexity: O(log64 n).
+    @discardableResult
+    mutating func removeValue(forKey key: Int64) -> Value? {
+        guard self[key] != nil else { return nil }
+        let old = Self.remove(&root!, shift: shift, key: key)
+        count -= 1
+        if root!.bitmap == 0 {
+            root = nil
+            shift = 0
+        }
+        while shift > 0, let node = root, node.bitmap == 1 {
+            root = node.children[0]
+            shift -= Bitmap.bitsPerLevel
+        }
+        return old
+    }
+
+    /// Removes `key`, which must be present below `node`.
+    private static func remove(_ node: inout Node, shift: Int, key: Int64) -> Value {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        let digit = Bitmap.digit(UInt64(key), shift)
+        let bit = Bitmap.bit(digit)
+        let position = Bitmap.position(node.bitmap, digit)
+        if shift == 0 {
+            node.bitmap &= ~bit
+            return node.values.remove(at: position)
+        }
+        let old = remove(&node.children[position], shift: shift - Bitmap.bitsPerLevel, key: key)
+        if node.children[position].bitmap == 0 {
+            node.children.remove(at: position)
+            node.bitmap &= ~bit
+        }
+        return old
+    }
+
+    /// The smallest key, or `nil` when empty. O(log64 n).
+    var firstKey: Int64? { edgeKey(lowest: true) }
+
+    /// The largest key, or `nil` when empty. O(log64 n).
+    var lastKey: Int64? { edgeKey(lowest: false) }
+
+    private func edgeKey(lowest: Bool) -> Int64? {
+        guard var node = root else { return nil }
+        var shift = self.shift
+        var key: Int64 = 0
+        while true {
+            let digit = lowest ? node.bitmap.trailingZeroBitCount : 63 - node.bitmap.leadingZeroBitCount
+            key |= Int64(digit) << Int64(shift)
+            if shift == 0 { return key }
+            node = lowest ? node.children[0] : node.children[node.children.count - 1]
+            shift -= Bitmap.bitsPerLevel
+        }
+    }
+}
+
+// Safe: nodes are written only while uniquely referenced (see `IntMapNode`),
+// so nodes reachable from two copies — possibly on two threads — are immutable.
+extension PersistentIntMap: @unchecked Sendable where Value: Sendable {}

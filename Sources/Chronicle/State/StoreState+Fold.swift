@@ -1,0 +1,113 @@
+extension StoreState {
+    /// Folds one event into this state, recording what it changed in `changes`.
+    ///
+    /// Write transactions use this so that reads inside the transaction see
+    /// its own changes. The event is checked completely before anything is
+    /// written: on error the state and `changes` are unchanged.
+    ///
+    /// - Complexity: O(log n) per object touched (including cascades and
+    ///   links removed from other objects), plus the size of any collection
+    ///   value the event edits (collection values are copied on their first
+    ///   edit in a state version). ``Event/addProperty(table:_:)`` rewrites
+    ///   every object of its table: O(n log n).
+    public mutating func apply(_ event: Event, changes: inout ChangeSetBuilder) throws(FoldError) {
+        do {
+            try fold(event, changes: &changes)
+        } catch {
+            throw FoldError(event: event, reason: error)
+        }
+    }
+
+    /// The state after `commit`, and what the commit changed.
+    ///
+    /// The same as copying the state, applying each event in order and
+    /// setting ``version`` to the commit's. This state is not modified.
+    ///
+    /// - Throws: ``FoldError`` if `commit.version` is not `version + 1` or an
+    ///   event does not apply.
+    /// - Complexity: O(size of the change), independent of the store's size.
+    public func applying(_ commit: Commit) throws(FoldError) -> (state: StoreState, changes: ChangeSet) {
+        guard commit.version == version &+ 1 else {
+            throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
+        }
+        var next = self
+        var changes = ChangeSetBuilder()
+        for (index, event) in commit.events.enumerated() {
+            do {
+                try next.apply(event, changes: &changes)
+            } catch {
+                var error = error
+                error.eventIndex = index
+                throw error
+            }
+        }
+        next.version = commit.version
+        return (next, changes.build(version: commit.version))
+    }
+
+    private mutating func fold(_ event: Event, changes: inout ChangeSetBuilder) throws(Reason) {
+        switch event {
+        case .defineType(let type):
+            guard tableIndexByName[type.name] == nil else { throw .duplicateType(type.name) }
+            try checkProperties(type.properties, ofType: type.name, embedded: type.isEmbedded)
+            define(type)
+            changes.schemaChanged = true
+        case .addProperty(let table, let property):
+            guard tables.indices.contains(table) else { throw .noSuchTable(table) }
+            let type = schema[table]
+            try checkProperties(type.properties + [property], ofType: type.name, embedded: type.isEmbedded)
+            if property.isPrimaryKey, tables[table].objects.count > 1, let first = tables[table].objects.firstKey {
+                throw .duplicatePrimaryKey(property.defaultValue, existing: ObjectKey(first))
+            }
+            addProperty(property, to: table)
+            changes.schemaChanged = true
+        case let .create(table, key, values):
+            try checkCreate(table, key, values)
+            createObject(table, key, values, changes: &changes)
+        case let .set(table, key, property, value):
+            try set(table, key, property, value, changes: &changes)
+        case let .delete(table, key):
+            _ = try existing(table, key)
+            deleteObject(table, key, changes: &changes)
+        case .listInsert, .listRemove, .listMove, .listReplace:
+            try foldListEvent(event, changes: &changes)
+        case .setInsert, .setRemove, .mapSet, .mapRemove, .clear:
+            try foldSetOrMapEvent(event, changes: &changes)
+        }
+    }
+
+    private mutating func set(_ table: Int, _ key: ObjectKey, _ property: Int, _ value: PersistedValue,
+                              changes: inout ChangeSetBuilder) throws(Reason) {
+        let record = try existing(table, key)
+        let schema = try propertySchema(table, property)
+        let old = record.values[property]
+        guard old != value else { return }
+        if schema.isPrimaryKey { throw .primaryKeyChange(property: schema.name) }
+        try check(value, fits: schema)
+        let (leaving, entering) = old.linkedKeys.multisetDifference(value.linkedKeys)
+        try checkOwnership(entering, through: schema)
+        write(table, key, property, value, leaving: leaving, entering: entering, changes: &changes)
+    }
+}
+
+extension Array where Element: Hashable {
+    /// The elements of `self` not matched in `other` and the elements of
+    /// `other` not matched in `self`, counting repeats. O(n + m).
+    func multisetDifference(_ other: [Element]) -> (removed: [Element], added: [Element]) {
+        if isEmpty || other.isEmpty { return (self, other) }
+        var counts: [Element: Int] = [:]
+        for element in other { counts[element, default: 0] += 1 }
+        var removed: [Element] = []
+        for element in self {
+            if let count = counts[element], count > 0 { counts[element] = count - 1 } else { removed.append(element) }
+        }
+        var added: [Element] = []
+        for element in other.reversed() {
+            if let count = counts[element], count > 0 {
+                counts[element] = count - 1
+                added.append(element)
+            }
+        }
+        return (removed, added.reversed())
+    }
+}

@@ -1,0 +1,106 @@
+/// The non-throwing steps of the fold. Each runs after its event passed the
+/// checks, and keeps the indexes, backlinks and change set in step.
+extension StoreState {
+    /// Writes `value` into `property` of the live object `key` of `table`.
+    ///
+    /// `leaving` and `entering` are the link targets the write removes and
+    /// adds; embedded targets left without an owner are deleted. Writing the
+    /// value the property holds already does nothing.
+    mutating func write(_ table: Int, _ key: ObjectKey, _ property: Int, _ value: PersistedValue,
+                        leaving: [ObjectKey] = [], entering: [ObjectKey] = [], changes: inout ChangeSetBuilder) {
+        guard var record = tables[table].objects[key.rawValue] else { preconditionFailure("write to missing object") }
+        let old = record.values[property]
+        guard old != value else { return }
+        record.values[property] = value
+        tables[table].objects[key.rawValue] = record
+        if tables[table].secondaryIndexes[property] != nil {
+            tables[table].unindex(key, value: old, property: property)
+            tables[table].index(key, value: value, property: property)
+        }
+        changes.modified(TableKey(table: table, key: key), property: property, old: old, new: value)
+        guard !leaving.isEmpty || !entering.isEmpty,
+              let target = linkTable(schema[table].properties[property]) else { return }
+        let link = Backlink(table: table, key: key, property: property)
+        for targetKey in entering { tables[target].addBacklink(link, to: targetKey) }
+        for targetKey in leaving { tables[target].removeBacklink(link, from: targetKey) }
+        deleteOrphans(leaving, in: target, changes: &changes)
+    }
+
+    /// Deletes the embedded objects among `keys` of `table` that no longer have an owner.
+    mutating func deleteOrphans(_ keys: [ObjectKey], in table: Int, changes: inout ChangeSetBuilder) {
+        guard schema[table].isEmbedded else { return }
+        for key in keys where tables[table].backlinks[key.rawValue] == nil {
+            deleteObject(table, key, changes: &changes)
+        }
+    }
+
+    /// Inserts a checked new object.
+    mutating func createObject(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue],
+                               changes: inout ChangeSetBuilder) {
+        let record = ObjectRecord(values: ContiguousArray(values))
+        tables[table].objects[key.rawValue] = record
+        tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
+        tables[table].index(key, record)
+        for (property, schema) in schema[table].properties.enumerated() {
+            guard let target = linkTable(schema) else { continue }
+            let link = Backlink(table: table, key: key, property: property)
+            for targetKey in values[property].linkedKeys { tables[target].addBacklink(link, to: targetKey) }
+        }
+        changes.created(TableKey(table: table, key: key), record: record)
+    }
+
+    /// Deletes object `key` of `table` if it exists: cascades to the embedded
+    /// objects it owns, and removes every link to it from the objects that
+    /// hold one (each recorded as a modification).
+    mutating func deleteObject(_ table: Int, _ key: ObjectKey, changes: inout ChangeSetBuilder) {
+        guard let record = tables[table].objects.removeValue(forKey: key.rawValue) else { return }
+        tables[table].unindex(key, record)
+        changes.deleted(TableKey(table: table, key: key), record: record)
+        // Outgoing links: forget them; owned embedded objects go too.
+        for (property, schema) in schema[table].properties.enumerated() {
+            guard let target = linkTable(schema) else { continue }
+            let targets = record.values[property].linkedKeys
+            let link = Backlink(table: table, key: key, property: property)
+            for targetKey in targets { tables[target].removeBacklink(link, from: targetKey) }
+            deleteOrphans(targets, in: target, changes: &changes)
+        }
+        // Incoming links: remove them from their holders.
+        guard let incoming = tables[table].backlinks.removeValue(forKey: key.rawValue) else { return }
+        var previous: Backlink?
+        for link in incoming where link != previous {
+            previous = link
+            guard let holder = tables[link.table].objects[link.key.rawValue] else { continue }
+            write(link.table, link.key, link.property, holder.values[link.property].removingLinks(to: key),
+                  changes: &changes)
+        }
+    }
+
+    /// Appends a checked type.
+    mutating func define(_ type: TypeSchema) {
+        tableIndexByName[type.name] = schema.count
+        schema.append(type)
+        tables.append(Table(schema: type))
+    }
+
+    /// Appends a checked property; existing objects get its default value.
+    mutating func addProperty(_ property: PropertySchema, to table: Int) {
+        let index = schema[table].properties.count
+        schema[table].properties.append(property)
+        let value = property.defaultValue
+        let objects = tables[table].objects
+        for (key, var record) in objects {
+            record.values.append(value)
+            tables[table].objects[key] = record
+        }
+        tables[table].secondaryIndexes.append(Table.emptyIndex(for: property))
+        if property.isPrimaryKey { tables[table].primaryKey = index }
+        guard property.isPrimaryKey || tables[table].secondaryIndexes[index] != nil else { return }
+        for (key, _) in objects {
+            let objectKey = ObjectKey(key)
+            if property.isPrimaryKey { tables[table].primaryKeyIndex[value] = objectKey }
+            if tables[table].secondaryIndexes[index] != nil {
+                tables[table].index(objectKey, value: value, property: index)
+            }
+        }
+    }
+}

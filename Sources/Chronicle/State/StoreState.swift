@@ -1,0 +1,72 @@
+/// An immutable, versioned snapshot of every object in a store: the fold of
+/// the journal up to ``version``.
+///
+/// Readers hold it as a value. Its tables are persistent maps, so a copy is
+/// O(number of tables) and folding a commit into a copy costs O(size of the
+/// change): the new state shares all untouched nodes with the old, and old
+/// versions stay cheap to keep.
+///
+/// Reads are total: an unknown table or key reads as absent (`nil`, `0`,
+/// empty).
+public struct StoreState: Sendable {
+    /// The version of the last commit folded in; `0` for the empty state.
+    public internal(set) var version: UInt64 = 0
+    /// The types, in the order they were defined; a type's table index is its position.
+    public internal(set) var schema: [TypeSchema] = []
+    var tables: [Table] = []
+    var tableIndexByName: [String: Int] = [:]
+
+    /// The empty state (version 0, no types).
+    public init() {}
+
+    /// The table of the type named `name`. O(1).
+    public func tableIndex(named name: String) -> Int? { tableIndexByName[name] }
+
+    /// The record of object `key` in `table`. O(log n).
+    public func object(table: Int, key: ObjectKey) -> ObjectRecord? {
+        tables.indices.contains(table) ? tables[table].objects[key.rawValue] : nil
+    }
+
+    /// Whether object `key` exists in `table`. O(log n).
+    public func contains(table: Int, key: ObjectKey) -> Bool { object(table: table, key: key) != nil }
+
+    /// The number of objects in `table`. O(1).
+    public func count(table: Int) -> Int { tables.indices.contains(table) ? tables[table].objects.count : 0 }
+
+    /// The objects of `table` with keys `>= start`, in ascending key order, lazily.
+    ///
+    /// - Complexity: O(1) to make; see ``ObjectSequence``.
+    public func objects(table: Int, from start: ObjectKey = ObjectKey(0)) -> ObjectSequence {
+        ObjectSequence(objects: tables.indices.contains(table) ? tables[table].objects : .init(), start: start.rawValue)
+    }
+
+    /// The object of `table` whose primary key is `primaryKey`. O(1) expected.
+    public func key(table: Int, primaryKey: PersistedValue) -> ObjectKey? {
+        tables.indices.contains(table) ? tables[table].primaryKeyIndex[primaryKey] : nil
+    }
+
+    /// The objects of `table` whose `property` equals `value`, in ascending
+    /// key order, or `nil` if the property has no index (only indexed,
+    /// non-collection properties and the primary key do).
+    ///
+    /// - Complexity: O(1) expected plus the size of the result.
+    public func keys(table: Int, property: Int, equalTo value: PersistedValue) -> [ObjectKey]? {
+        guard tables.indices.contains(table), schema[table].properties.indices.contains(property) else { return nil }
+        let storage = tables[table]
+        if property == storage.primaryKey { return storage.primaryKeyIndex[value].map { [$0] } ?? [] }
+        guard let index = storage.secondaryIndexes[property] else { return nil }
+        return index[value] ?? []
+    }
+
+    /// The links into object `key` of `table`, sorted by (table, key,
+    /// property); an object listed twice in a list links twice. O(log n).
+    public func backlinks(table: Int, key: ObjectKey) -> [Backlink] {
+        tables.indices.contains(table) ? tables[table].backlinks[key.rawValue] ?? [] : []
+    }
+
+    /// The key a writer should give the next object of `table`: one more
+    /// than the largest key ever used there (keys are never reused). O(1).
+    public func nextKey(table: Int) -> ObjectKey {
+        ObjectKey(tables.indices.contains(table) ? tables[table].nextKey : 1)
+    }
+}

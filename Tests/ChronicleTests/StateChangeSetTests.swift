@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+@Suite("StoreState: change sets")
+struct StateChangeSetTests {
+    typealias S = StateTestSupport
+    typealias Person = RandomHistory.Person
+    let k1 = ObjectKey(1), k2 = ObjectKey(2), k3 = ObjectKey(3)
+
+    func base() throws -> StoreState {
+        try S.state([
+            .create(table: 0, key: k1, values: S.person(id: 1, name: "Ann")),
+            .create(table: 0, key: k2, values: S.person(id: 2, name: "Bo")),
+        ])
+    }
+
+    @Test func aPropertySetTwiceKeepsFirstOldAndLastNew() throws {
+        let (_, changes) = try S.fold(try base(), [
+            .set(table: 0, key: k1, property: Person.name, value: .string("Cy")),
+            .set(table: 0, key: k1, property: Person.name, value: .string("Di")),
+        ])
+        #expect(changes.modifications == [ObjectModification(table: 0, key: k1, properties: [
+            PropertyDelta(property: Person.name, oldValue: .string("Ann"), newValue: .string("Di")),
+        ])])
+        #expect(changes.version == 3)
+    }
+
+    @Test func aPropertySetBackDisappears() throws {
+        let (_, changes) = try S.fold(try base(), [
+            .set(table: 0, key: k1, property: Person.name, value: .string("Cy")),
+            .set(table: 0, key: k1, property: Person.age, value: .int(3)),
+            .set(table: 0, key: k1, property: Person.name, value: .string("Ann")),
+            .setInsert(table: 0, key: k2, property: Person.tags, value: .string("x")),
+            .setRemove(table: 0, key: k2, property: Person.tags, value: .string("x")),
+        ])
+        #expect(changes.modifications.map(\.key) == [k1])
+        #expect(changes.modification(table: 0, key: k1)?.properties.map(\.property) == [Person.age])
+        #expect(changes.modification(table: 0, key: k2) == nil)
+    }
+
+    @Test func createdThenModifiedIsAnInsertion() throws {
+        let (state, changes) = try S.fold(try base(), [
+            .create(table: 0, key: k3, values: S.person(id: 3)),
+            .set(table: 0, key: k3, property: Person.name, value: .string("Ed")),
+            .listInsert(table: 0, key: k3, property: Person.friends, index: 0, value: .link(k1)),
+        ])
+        #expect(changes.insertions == [TableKey(table: 0, key: k3)])
+        #expect(changes.isInserted(table: 0, key: k3) && !changes.isInserted(table: 0, key: k1))
+        #expect(changes.modifications.isEmpty && changes.deletions.isEmpty)
+        #expect(state.object(table: 0, key: k3)?[Person.name] == .string("Ed"))
+    }
+
+    @Test func createdThenDeletedIsNothing() throws {
+        let (state, changes) = try S.fold(try base(), [
+            .create(table: 0, key: k3, values: S.person(id: 3)),
+            .listInsert(table: 0, key: k1, property: Person.friends, index: 0, value: .link(k3)),
+            .delete(table: 0, key: k3),
+        ])
+        #expect(changes.isEmpty)
+        #expect(state.nextKey(table: 0) == ObjectKey(4))
+    }
+
+    @Test func modifiedThenDeletedIsADeletionWithTheLastRecord() throws {
+        let (_, changes) = try S.fold(try base(), [
+            .set(table: 0, key: k1, property: Person.name, value: .string("Cy")),
+            .delete(table: 0, key: k1),
+        ])
+        #expect(changes.deletions == [TableKey(table: 0, key: k1)] && changes.modifications.isEmpty)
+        #expect(changes.isDeleted(table: 0, key: k1))
+        #expect(changes.deletedRecords[TableKey(table: 0, key: k1)]?[Person.name] == .string("Cy"))
+    }
+
+    @Test func deletedAndRecreatedWithTheSameKeyIsAModification() throws {
+        let (_, changes) = try S.fold(try base(), [
+            .set(table: 0, key: k1, property: Person.age, value: .int(9)),
+            .delete(table: 0, key: k1),
+            .create(table: 0, key: k1, values: S.person(id: 1, name: "Zed")),
+        ])
+        #expect(changes.insertions.isEmpty && changes.deletions.isEmpty)
+        #expect(changes.modification(table: 0, key: k1)?.properties ==
+                [PropertyDelta(property: Person.name, oldValue: .string("Ann"), newValue: .string("Zed"))])
+    }
+
+    @Test func collectionDeltasCarryWholeValuesAndOrderIsFirstTouch() throws {
+        let (_, changes) = try S.fold(try base(), [
+            .listInsert(table: 0, key: k2, property: Person.friends, index: 0, value: .link(k1)),
+            .setInsert(table: 0, key: k1, property: Person.tags, value: .string("t")),
+            .listInsert(table: 0, key: k2, property: Person.friends, index: 1, value: .link(k2)),
+        ])
+        #expect(changes.modifications.map(\.key) == [k2, k1])
+        #expect(changes.modification(table: 0, key: k2)?.properties ==
+                [PropertyDelta(property: Person.friends, oldValue: .list([]), newValue: .list([.link(k1), .link(k2)]))])
+    }
+
+    @Test func schemaEventsAreFlagged() throws {
+        let (_, changes) = try S.fold(try base(), [.addProperty(table: 1, PropertySchema(name: "zip", type: .string))])
+        #expect(changes.schemaChanged && !changes.isEmpty)
+    }
+}
