@@ -63,3 +63,20 @@ struct ModelSmokeTests {
         #expect(store.object(ofType: Dog.self, forPrimaryKey: UUID()) == nil)
     }
 }
+
+@Suite("Adding object graphs")
+struct ObjectGraphTests {
+    @Test func cyclesAmongNewObjectsAreAdded() throws {
+        let store = try scratchStore()
+        let a = Person(), b = Person()
+        a.firstName = "A"
+        b.firstName = "B"
+        a.friends.append(b)
+        b.friends.append(a)
+        try store.write { store.add(a) }
+        #expect(store.objects(Person.self).count == 2)
+        #expect(a.friends.first?.firstName == "B")
+        #expect(b.friends.first?.firstName == "A")
+        #expect(a.friends.first?.friends.first == a)
+    }
+}

@@ -17,6 +17,11 @@ final class Transaction: @unchecked Sendable {
     private var ensuredTypes: Set<ObjectIdentifier> = []
     /// Keys handed out in this write but not yet created (cycles of new objects).
     private var reservedKeys: [Int: ObjectKey] = [:]
+    /// Objects whose `create` event is being prepared: links to them wait.
+    private var inProgress: Set<TableKey> = []
+    /// Property sets that link to objects that were in progress, applied
+    /// once the outermost `add` has created everything.
+    private var deferredLinks: [Event] = []
 
     init(store: Store, base: StoreState) {
         self.store = store
@@ -114,17 +119,38 @@ final class Transaction: @unchecked Sendable {
         }
 
         let key = newKey(table: table.index)
+        let me = TableKey(table: table.index, key: key)
+        let isOutermost = inProgress.isEmpty
+        inProgress.insert(me)
         _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: nil)))
-        let count = state.schema[table.index].properties.count
-        var persisted = [PersistedValue](repeating: .null, count: count)
+        let schema = state.schema[table.index]
+        var persisted = schema.properties.map(\.defaultValue)
         for (ordinal, value) in values.enumerated() {
             let property = table.property(forOrdinal: ordinal)
             guard property >= 0 else { continue }
             let context = _WriteContext(transaction: self, table: table, key: key, property: property)
-            persisted[property] = value._write(in: context)
+            let converted = value._write(in: context)
+            if linksToInProgress(converted, property: schema.properties[property]) {
+                // A cycle among new objects: create with the default now,
+                // link once every object of the cycle exists.
+                deferredLinks.append(.set(table: table.index, key: key, property: property, value: converted))
+            } else {
+                persisted[property] = converted
+            }
         }
         apply(.create(table: table.index, key: key, values: persisted))
+        inProgress.remove(me)
+        if isOutermost {
+            let links = deferredLinks
+            deferredLinks = []
+            links.forEach(apply)
+        }
         return key
+    }
+
+    private func linksToInProgress(_ value: PersistedValue, property: PropertySchema) -> Bool {
+        guard !inProgress.isEmpty, let target = property.objectType, let table = state.tableIndex(named: target) else { return false }
+        return ChangePaths.targets(of: value).contains { inProgress.contains(TableKey(table: table, key: $0)) }
     }
 
     private func updateExisting(_ key: ObjectKey, in table: TableBinding, from values: ContiguousArray<any _PersistableProperty>, writingAll: Bool) {
