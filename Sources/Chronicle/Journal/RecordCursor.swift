@@ -44,11 +44,11 @@ struct RecordCursor: Sendable {
         guard let length = try frameLength(at: start) else {
             return .badFrame(start: start, reason: invalidFrameReason(at: start))
         }
+        let stored = load32(start + 4)
         let payloadStart = start + JournalFormat.frameHeaderSize
         guard try fill(payloadStart, length) else {
             return .badFrame(start: start, reason: "the file ended while the record was read")
         }
-        let stored = load32(start + 4)
         let result = buffer.withUnsafeBytes { raw -> Result<Commit, BinaryReader.Malformed>? in
             let payload = UnsafeRawBufferPointer(rebasing: raw[(payloadStart - bufferStart)...].prefix(length))
             guard JournalFormat.checksum(length: UInt32(length), payload: payload) == stored else { return nil }
