@@ -9,14 +9,16 @@ struct JournalConcurrencyTests {
     /// around `write`; waiting for durability happens outside it.
     final class Committer: Sendable {
         let journal: Journal
-        let writerLock = Mutex<Void>(())
+        let writerLock = Locked<UInt64>(0)  // commits this committer wrote
 
         init(_ journal: Journal) { self.journal = journal }
 
         func commit(payload: Int) throws -> UInt64 {
-            let ticket = try writerLock.withLock { _ throws(JournalError) -> DurabilityTicket in
+            let ticket = try writerLock.withLock { written throws(JournalError) -> DurabilityTicket in
                 let version = journal.lastVersion + 1
-                return try journal.write(JournalFixtures.commit(version, payload: payload))
+                let ticket = try journal.write(JournalFixtures.commit(version, payload: payload))
+                written += 1
+                return ticket
             }
             try journal.waitUntilDurable(ticket)
             return ticket.version

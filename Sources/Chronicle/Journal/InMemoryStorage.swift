@@ -1,14 +1,14 @@
-import Synchronization
+import Foundation
 
 /// Journal bytes kept in memory, for ``Journal/inMemory(durability:)``.
 ///
 /// It holds the same header and records as a file, so the in-memory journal
 /// exercises exactly the file journal's framing; syncing does nothing.
 final class InMemoryStorage: JournalStorage {
-    private let bytes: Mutex<[UInt8]>
+    private let bytes: Locked<[UInt8]>
 
     init() {
-        bytes = Mutex(JournalFormat.makeHeader())
+        bytes = Locked(JournalFormat.makeHeader())
     }
 
     var path: String { "<in-memory journal>" }

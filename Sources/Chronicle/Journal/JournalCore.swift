@@ -1,7 +1,7 @@
-import Synchronization
+import Foundation
 
 /// The journal's mutable core: the storage, the version → offset index, and
-/// the failed/closed flags, all behind one `Mutex`; plus group commit.
+/// the failed/closed flags, all behind one lock (see ``Locked`` for why not `Mutex`); plus group commit.
 ///
 /// Kept apart from ``Journal`` so the batched flusher thread can hold the
 /// core without keeping the public object alive.
@@ -20,12 +20,12 @@ final class JournalCore: Sendable {
     }
 
     let storage: any JournalStorage
-    let state: Mutex<State>
+    let state: Locked<State>
     let groupCommit: GroupCommit
 
     init(storage: any JournalStorage, offsets: [Int], end: Int, hasFlusher: Bool) {
         self.storage = storage
-        state = Mutex(State(offsets: offsets, end: end))
+        state = Locked(State(offsets: offsets, end: end))
         groupCommit = GroupCommit(durableVersion: UInt64(offsets.count), hasFlusher: hasFlusher)
     }
 
