@@ -17,9 +17,15 @@ let package = Package(
             dependencies: ["Chronicle"],
             path: "Examples/DoggoDB"
         ),
+        // Appends to a journal until killed; the crash test launches it.
+        .executableTarget(
+            name: "ChronicleCrashChild",
+            dependencies: ["Chronicle"],
+            path: "Tests/ChronicleCrashChild"
+        ),
         .testTarget(
             name: "ChronicleTests",
-            dependencies: ["Chronicle"],
+            dependencies: ["Chronicle", "ChronicleCrashChild"],
             path: "Tests/ChronicleTests"
         ),
     ],

@@ -30,12 +30,24 @@ struct BinaryWriter {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
+    mutating func fixed16(_ value: UInt16) {
+        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
     mutating func fixed32(_ value: UInt32) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
     mutating func fixed64(_ value: UInt64) {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Overwrites four bytes already written at `offset` (used for length and
+    /// checksum fields that are known only after what follows them).
+    mutating func patch32(_ value: UInt32, at offset: Int) {
+        withUnsafeBytes(of: value.littleEndian) { raw in
+            for i in 0..<4 { bytes[offset + i] = raw[i] }
+        }
     }
 
     mutating func string(_ value: String) {

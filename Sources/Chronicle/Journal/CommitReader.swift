@@ -1,0 +1,91 @@
+/// Reads commits from a ``Journal`` one at a time, throwing on failure.
+///
+/// Reads through a buffer (the file is never loaded whole) and checks every
+/// record's checksum, decoding and version as it goes. Yields the commits
+/// that were in the journal when the reader was made. After an error, every
+/// later call throws the same error.
+public struct CommitReader: Sendable {
+    private var cursor: RecordCursor
+    /// The version the next call to ``next()`` returns.
+    public private(set) var nextVersion: UInt64
+    /// The last version this reader yields.
+    public let lastVersion: UInt64
+    private var error: JournalError?
+
+    init(core: JournalCore, from version: UInt64) {
+        let range = core.readRange(from: version)
+        cursor = RecordCursor(storage: core.storage, from: range.start, to: range.end)
+        nextVersion = version
+        lastVersion = range.lastVersion
+        error = range.isClosed ? .closed : nil
+    }
+
+    /// The next commit, or `nil` after the last one.
+    /// - Throws: ``JournalError/damaged(offset:lastGoodVersion:reason:)`` if the
+    ///   storage no longer holds what the journal wrote; ``JournalError/io(operation:errno:path:)``.
+    /// - Complexity: O(size of the commit).
+    public mutating func next() throws(JournalError) -> Commit? {
+        if let error { throw error }
+        guard nextVersion <= lastVersion else { return nil }
+        do throws(JournalError) {
+            let lastGood = nextVersion - 1
+            switch try cursor.next() {
+            case .commit(let commit, let start):
+                guard commit.version == nextVersion else {
+                    throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
+                                   reason: "the record holds version \(commit.version) where version \(nextVersion) belongs")
+                }
+                nextVersion += 1
+                return commit
+            case .end:
+                throw .damaged(offset: UInt64(cursor.offset), lastGoodVersion: lastGood, reason: "the journal ends before version \(nextVersion)")
+            case .badFrame(let start, let reason), .badPayload(let start, let reason):
+                throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
+            }
+        } catch {
+            self.error = error
+            throw error
+        }
+    }
+}
+
+extension Journal {
+    /// The commits of a journal from some version on, as a `Sequence`.
+    ///
+    /// Made by ``Journal/commits(from:)``. Each iterator streams from storage
+    /// and yields the commits present when it was made. Iteration cannot throw:
+    /// on a read failure it ends early and sets ``Iterator/error``.
+    public struct Commits: Sequence, Sendable {
+        let core: JournalCore
+        let from: UInt64
+
+        /// The number of commits the sequence held when asked.
+        public var underestimatedCount: Int {
+            let last = core.state.withLock { $0.lastVersion }
+            return last >= from ? Int(last - from + 1) : 0
+        }
+
+        /// A new iterator, reading from the first version of the sequence.
+        public func makeIterator() -> Iterator {
+            Iterator(reader: CommitReader(core: core, from: from))
+        }
+
+        /// Yields commits until the end, or until reading fails.
+        public struct Iterator: IteratorProtocol, Sendable {
+            var reader: CommitReader
+            /// Why iteration ended early, if it did; `nil` while all is well.
+            public private(set) var error: JournalError?
+
+            /// The next commit, or `nil` at the end or after a read failure (see ``error``).
+            /// - Complexity: O(size of the commit).
+            public mutating func next() -> Commit? {
+                do {
+                    return try reader.next()
+                } catch {
+                    self.error = error
+                    return nil
+                }
+            }
+        }
+    }
+}

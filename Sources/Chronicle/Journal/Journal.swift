@@ -1,0 +1,225 @@
+import Foundation
+
+/// An append-only log of ``Commit``s: the single source of truth of a store.
+///
+/// A journal lives in a file (``init(fileURL:durability:)``), is read without
+/// taking it over (``init(contentsOf:)``), or lives in memory for tests
+/// (``inMemory(durability:)``). All three hold the format the
+/// <doc:JournalFormat> article documents, and share one interface.
+///
+/// Appending is thread-safe. Commits carry gap-free versions starting at 1; a
+/// commit is either wholly in the journal or not at all. After a failed write
+/// or sync the journal is *failed*: appends throw
+/// ``JournalError/failed(reason:)``, reads keep working.
+///
+/// Opening scans the whole journal (checksums, decoding, versions) and keeps
+/// an index of where each commit starts (8 bytes a commit), so reading from
+/// any version seeks straight to it.
+public final class Journal: Sendable {
+    /// The journal's file, or `nil` for an in-memory journal.
+    public let fileURL: URL?
+    /// How appends are made durable.
+    public let durability: Durability
+    /// Whether the journal was opened with ``init(contentsOf:)``.
+    public let isReadOnly: Bool
+    /// The random 16-byte id written into the header when the journal was created.
+    public let fileIdentifier: UUID
+    /// The bytes of torn tail found when the journal was opened: cut from the
+    /// file by ``init(fileURL:durability:)``, left in place and not read by
+    /// ``init(contentsOf:)``. Zero for a cleanly closed journal.
+    public let discardedTailBytes: Int
+
+    let core: JournalCore
+
+    private init(fileURL: URL?, durability: Durability, isReadOnly: Bool, scan: JournalScan, storage: any JournalStorage) {
+        self.fileURL = fileURL
+        self.durability = durability
+        self.isReadOnly = isReadOnly
+        fileIdentifier = scan.fileID
+        discardedTailBytes = scan.tornBytes
+        var hasFlusher = false
+        if case .batched = durability, !isReadOnly { hasFlusher = true }
+        core = JournalCore(storage: storage, offsets: scan.offsets, end: scan.end, hasFlusher: hasFlusher)
+        if case .batched(let maxDelay, _) = durability, !isReadOnly {
+            let core = self.core
+            let flusher = Thread {
+                core.groupCommit.runFlusher(maxDelay: maxDelay) { () throws(JournalError) in try core.sync() }
+            }
+            flusher.name = "Chronicle journal flusher"
+            flusher.start()
+        }
+    }
+
+    /// Opens the journal at `fileURL` for appending, creating it if absent.
+    ///
+    /// A new file is created atomically with its header, with permissions
+    /// `0600`, and its directory is synced. The journal takes an exclusive
+    /// advisory lock (`flock`) for as long as it is open. Opening scans every
+    /// record: a torn tail (a last record cut short or failing its checksum,
+    /// or zeros or garbage after the last whole commit) is truncated away and
+    /// the file synced; anything else wrong is thrown *before* the file is
+    /// modified.
+    ///
+    /// - Throws: ``JournalError/locked(_:)`` if another writer holds the journal;
+    ///   ``JournalError/notAJournal(_:)``, ``JournalError/emptyFile(_:)``,
+    ///   ``JournalError/unsupportedFormatVersion(found:supported:)`` or
+    ///   ``JournalError/damaged(offset:lastGoodVersion:reason:)`` for a file it
+    ///   cannot take over (left untouched); ``JournalError/io(operation:errno:path:)``.
+    /// - Complexity: O(size of the journal).
+    public convenience init(fileURL: URL, durability: Durability = .full) throws(JournalError) {
+        let file = try JournalFile.openForWriting(fileURL)
+        let scan = try JournalScan.scan(file, url: fileURL)
+        if scan.tornBytes > 0 {
+            try file.truncate(to: scan.end)
+        } else {
+            // What a crashed writer left in the page cache is now ours to vouch for.
+            try file.sync()
+        }
+        self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file)
+    }
+
+    /// Opens the journal at `url` for reading only.
+    ///
+    /// Takes no lock and never modifies the file, so it can read a journal
+    /// another process is writing (as of the moment it opened). A torn tail is
+    /// not read; ``discardedTailBytes`` says how long it was. Appending throws
+    /// ``JournalError/readOnly(_:)``.
+    ///
+    /// - Throws: the same opening errors as ``init(fileURL:durability:)``, except ``JournalError/locked(_:)``.
+    /// - Complexity: O(size of the journal).
+    public convenience init(contentsOf url: URL) throws(JournalError) {
+        let file = try JournalFile.openForReading(url)
+        let scan = try JournalScan.scan(file, url: url)
+        self.init(fileURL: url, durability: .none, isReadOnly: true, scan: scan, storage: file)
+    }
+
+    /// A new, empty journal in memory, with the same interface and format as a
+    /// file journal. Syncing does nothing, but `durability` still decides how
+    /// appends wait, so group commit can be exercised without a disk.
+    public static func inMemory(durability: Durability = .full) -> Journal {
+        let storage = InMemoryStorage()
+        let scan = JournalScan(fileID: UUID(), offsets: [], end: JournalFormat.headerSize, tornBytes: 0)
+        return Journal(fileURL: nil, durability: durability, isReadOnly: false, scan: scan, storage: storage)
+    }
+
+    deinit { try? close() }
+
+    /// The version of the newest commit, or 0 for an empty journal.
+    /// - Complexity: O(1).
+    public var lastVersion: UInt64 { core.state.withLock { $0.lastVersion } }
+
+    /// The write or sync failure that put the journal in the failed state, if any.
+    public var failure: JournalError? { core.state.withLock { $0.failure } }
+
+    /// Appends `commit` and returns once it is as durable as ``durability`` asks.
+    ///
+    /// Thread-safe. Equivalent to ``write(_:)`` followed by ``waitUntilDurable(_:)``.
+    ///
+    /// - Throws: ``JournalError/versionMismatch(expected:found:)`` unless
+    ///   `commit.version == lastVersion + 1`; ``JournalError/diskFull(path:errno:)``
+    ///   or ``JournalError/io(operation:errno:path:)`` when a write or sync fails
+    ///   (the journal is failed from then on); ``JournalError/failed(reason:)``
+    ///   once failed; ``JournalError/closed``; ``JournalError/readOnly(_:)``.
+    /// - Complexity: O(size of the commit), plus a sync with ``Durability/full``.
+    public func append(_ commit: Commit) throws(JournalError) {
+        try waitUntilDurable(write(commit))
+    }
+
+    /// The first half of ``append(_:)``: writes `commit` as the next record,
+    /// under the journal's lock and in version order, without waiting for
+    /// durability. Pass the ticket to ``waitUntilDurable(_:)`` after releasing
+    /// your own locks, so concurrent committers share one sync.
+    ///
+    /// - Throws: as ``append(_:)``.
+    /// - Complexity: O(size of the commit).
+    public func write(_ commit: Commit) throws(JournalError) -> DurabilityTicket {
+        if isReadOnly, let fileURL { throw .readOnly(fileURL) }
+        return DurabilityTicket(version: try core.write(commit))
+    }
+
+    /// The second half of ``append(_:)``: returns once the commit `ticket`
+    /// stands for is as durable as ``durability`` asks.
+    ///
+    /// With ``Durability/full``, one waiting committer (the leader) syncs once
+    /// for every commit written so far, and waiters whose commit that sync
+    /// covered return without syncing (group commit).
+    ///
+    /// - Throws: the sync's error for the leader whose sync failed,
+    ///   ``JournalError/failed(reason:)`` for everyone after.
+    public func waitUntilDurable(_ ticket: DurabilityTicket) throws(JournalError) {
+        let core = self.core
+        switch durability {
+        case .full:
+            try core.groupCommit.waitUntilSynced(ticket.version) { () throws(JournalError) in try core.sync() }
+        case .batched(_, let maxCommits):
+            try core.groupCommit.waitIfBacklog(maxCommits, version: ticket.version) { () throws(JournalError) in try core.sync() }
+        case .none:
+            return
+        }
+    }
+
+    /// Makes every commit written so far durable, whatever ``durability`` says.
+    /// - Throws: the sync's error; ``JournalError/failed(reason:)`` if the journal failed; ``JournalError/closed``.
+    public func sync() throws(JournalError) {
+        if isReadOnly { return }
+        if core.state.withLock({ $0.isClosed }) { throw .closed }
+        try syncWritten()
+    }
+
+    private func syncWritten() throws(JournalError) {
+        let core = self.core
+        try core.groupCommit.waitUntilSynced(core.groupCommit.writtenVersion) { () throws(JournalError) in try core.sync() }
+    }
+
+    /// Closes the journal: syncs what ``Durability/batched(maxDelay:maxCommits:)``
+    /// left unsynced, stops the flusher and releases the writer's lock.
+    /// Later appends throw ``JournalError/closed``; so do readers made later.
+    /// Readers made before keep working. Closing twice does nothing.
+    public func close() throws(JournalError) {
+        let (wasClosed, failed) = core.state.withLock { state in
+            defer { state.isClosed = true }
+            return (state.isClosed, state.failure != nil)
+        }
+        if wasClosed { return }
+        defer {
+            core.groupCommit.stop()
+            core.storage.unlock()
+        }
+        if case .batched = durability, !isReadOnly, !failed { try syncWritten() }
+    }
+
+    /// Commits from `version` on, read lazily from storage.
+    ///
+    /// The sequence yields the commits that were in the journal when its
+    /// iterator was made. It cannot throw: if reading fails (the file was
+    /// damaged or changed underneath), iteration ends early and the iterator's
+    /// ``Commits/Iterator/error`` says why. Use ``reader(from:)`` to get the
+    /// error thrown instead. Versions below 1 start at 1.
+    /// - Complexity: O(1) to make; each element O(size of that commit).
+    public func commits(from version: UInt64 = 1) -> Commits {
+        Commits(core: core, from: max(version, 1))
+    }
+
+    /// A reader of the commits from `version` on, that throws on failure.
+    /// - Complexity: O(1) to make; each ``CommitReader/next()`` O(size of that commit).
+    public func reader(from version: UInt64 = 1) -> CommitReader {
+        CommitReader(core: core, from: max(version, 1))
+    }
+
+    /// The commits from `version` on, as an `AsyncSequence` that throws ``JournalError``.
+    public func asyncCommits(from version: UInt64 = 1) -> AsyncCommits {
+        AsyncCommits(core: core, from: max(version, 1))
+    }
+
+    /// Test seam: hooks that can fail writes and syncs.
+    var faultInjection: FaultInjection? {
+        get { core.state.withLock { $0.faults } }
+        set { core.state.withLock { $0.faults = newValue } }
+    }
+}
+
+/// Proof that a commit was written: pass it to ``Journal/waitUntilDurable(_:)``.
+public struct DurabilityTicket: Sendable, Hashable {
+    /// The version of the written commit.
+    public let version: UInt64
+}

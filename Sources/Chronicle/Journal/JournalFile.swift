@@ -1,0 +1,140 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// Low-level file I/O for a journal: one file descriptor, positioned reads and
+/// writes, syncing, truncation and the writer's advisory lock.
+///
+/// The descriptor is closed only when the last reference goes away, so a
+/// reader that still holds the file can never read from a reused descriptor.
+final class JournalFile: JournalStorage {
+    let fd: Int32
+    let path: String
+
+    private init(fd: Int32, path: String) {
+        self.fd = fd
+        self.path = path
+    }
+
+    deinit { _ = Glibc_close(fd) }
+
+    /// Opens `url` for reading only: no lock, never modifies the file.
+    static func openForReading(_ url: URL) throws(JournalError) -> JournalFile {
+        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: url.path) }
+        return JournalFile(fd: fd, path: url.path)
+    }
+
+    /// Opens `url` for reading and writing, creating it (with a header, `0600`,
+    /// atomically) if absent, and takes the exclusive advisory lock.
+    /// Opening does not modify an existing file.
+    static func openForWriting(_ url: URL) throws(JournalError) -> JournalFile {
+        let path = url.path
+        var fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT {
+            try create(url)
+            fd = open(path, O_RDWR | O_CLOEXEC)
+        }
+        guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: path) }
+        let file = JournalFile(fd: fd, path: path)
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN { throw .locked(url) }
+            throw .io(operation: "flock", errno: code, path: path)
+        }
+        return file
+    }
+
+    /// Creates the journal atomically: the header goes into a temporary file,
+    /// which is synced and then hard-linked into place (`link` fails if another
+    /// process created the journal meanwhile, which is fine: we then open theirs).
+    /// So a journal file, once visible, always holds a whole header.
+    private static func create(_ url: URL) throws(JournalError) {
+        let directory = url.deletingLastPathComponent().path
+        let temporary = directory + "/." + url.lastPathComponent + ".creating-" + UUID().uuidString
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(operation: "create", errno: errno, path: temporary) }
+        defer { unlink(temporary) }
+        let temp = JournalFile(fd: fd, path: temporary)
+        let header = JournalFormat.makeHeader()
+        try header.withBytes { raw throws(JournalError) in try temp.write(raw, at: 0) }
+        try temp.fullSync()
+        if link(temporary, url.path) != 0 && errno != EEXIST {
+            throw .io(operation: "link", errno: errno, path: url.path)
+        }
+        try syncDirectory(directory)
+    }
+
+    /// Makes a new directory entry durable.
+    static func syncDirectory(_ path: String) throws(JournalError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(operation: "open directory", errno: errno, path: path) }
+        defer { _ = Glibc_close(fd) }
+        if fsync(fd) != 0 { throw .io(operation: "fsync directory", errno: errno, path: path) }
+    }
+
+    func size() throws(JournalError) -> Int {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", errno: errno, path: path) }
+        return Int(info.st_size)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(JournalError) -> Int {
+        var done = 0
+        while done < buffer.count {
+            let n = pread(fd, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+            if n > 0 { done += n; continue }
+            if n == 0 { break }
+            if errno == EINTR { continue }
+            throw .io(operation: "read", errno: errno, path: path)
+        }
+        return done
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(JournalError) {
+        var done = 0
+        while done < bytes.count {
+            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if n > 0 { done += n; continue }
+            let code = n == 0 ? EIO : errno
+            if code == EINTR { continue }
+            if code == ENOSPC || code == EFBIG || code == EDQUOT { throw .diskFull(path: path, errno: code) }
+            throw .io(operation: "write", errno: code, path: path)
+        }
+    }
+
+    /// `fdatasync` on Linux; `F_FULLFSYNC` on Apple platforms, where plain
+    /// `fsync` does not flush the drive's cache.
+    func sync() throws(JournalError) {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return }
+        if fsync(fd) != 0 { throw .io(operation: "fsync", errno: errno, path: path) }
+        #else
+        if fdatasync(fd) != 0 { throw .io(operation: "fdatasync", errno: errno, path: path) }
+        #endif
+    }
+
+    /// Syncs data and metadata (size changes included).
+    private func fullSync() throws(JournalError) {
+        #if canImport(Darwin)
+        if fcntl(fd, F_FULLFSYNC) == 0 { return }
+        #endif
+        if fsync(fd) != 0 { throw .io(operation: "fsync", errno: errno, path: path) }
+    }
+
+    func truncate(to size: Int) throws(JournalError) {
+        guard ftruncate(fd, off_t(size)) == 0 else { throw .io(operation: "ftruncate", errno: errno, path: path) }
+        try fullSync()
+    }
+
+    func unlock() { _ = flock(fd, LOCK_UN) }
+}
+
+/// `close(2)`, named apart from the methods called `close`.
+@inline(__always) private func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }

@@ -1,0 +1,54 @@
+import Foundation
+
+/// What opening a journal found: the header's file id, where every commit
+/// starts, where the last whole commit ends, and how long the torn tail is.
+///
+/// The torn-tail rule: the scan stops at the first record that is not whole
+/// with a matching checksum. If no whole, checksummed record starts at *any*
+/// byte after it, everything from that record on is a torn tail (a write the
+/// crash cut short, zeros or garbage the file system left) and is cut.
+/// Otherwise valid data follows bad data: that is damage, reported with
+/// ``JournalError/damaged(offset:lastGoodVersion:reason:)``, never skipped.
+/// A record whose checksum matches but whose commit does not decode, or does
+/// not carry the next version, is damage wherever it is: a torn write cannot
+/// produce a matching checksum.
+struct JournalScan {
+    var fileID: UUID
+    /// `offsets[v - 1]` is where the record of version `v` starts.
+    var offsets: [Int]
+    /// The end of the last whole commit.
+    var end: Int
+    /// Bytes after `end`: a torn tail.
+    var tornBytes: Int
+
+    /// Scans all of `storage`. Reads only; never modifies it.
+    /// - Complexity: O(size of the journal); memory O(number of commits).
+    static func scan(_ storage: any JournalStorage, url: URL) throws(JournalError) -> JournalScan {
+        let size = try storage.size()
+        let header = try storage.read(count: min(size, JournalFormat.headerSize), at: 0)
+        let fileID = try JournalFormat.parseHeader(header, fileSize: size, url: url)
+        var cursor = RecordCursor(storage: storage, from: JournalFormat.headerSize, to: size)
+        var offsets: [Int] = []
+        while true {
+            let lastGood = UInt64(offsets.count)
+            switch try cursor.next() {
+            case .end:
+                return JournalScan(fileID: fileID, offsets: offsets, end: size, tornBytes: 0)
+            case .commit(let commit, let start):
+                guard commit.version == lastGood + 1 else {
+                    throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
+                                   reason: "the record holds version \(commit.version) where version \(lastGood + 1) belongs")
+                }
+                offsets.append(start)
+            case .badPayload(let start, let reason):
+                throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
+            case .badFrame(let start, let reason):
+                if let next = try cursor.validRecord(after: start) {
+                    throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
+                                   reason: "\(reason), yet a valid record follows at byte \(next)")
+                }
+                return JournalScan(fileID: fileID, offsets: offsets, end: start, tornBytes: size - start)
+            }
+        }
+    }
+}

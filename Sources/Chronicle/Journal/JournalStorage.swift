@@ -1,0 +1,30 @@
+/// The bytes behind a ``Journal``: a file (``JournalFile``) or memory
+/// (``InMemoryStorage``). Offsets are absolute, header included, so both hold
+/// exactly the same format and share all framing code.
+protocol JournalStorage: Sendable {
+    /// A path (or pseudo-path) for error messages.
+    var path: String { get }
+    /// The current size in bytes.
+    func size() throws(JournalError) -> Int
+    /// Reads into `buffer` from `offset` until the buffer is full or the end of
+    /// the data; returns how many bytes were read.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(JournalError) -> Int
+    /// Writes all of `bytes` at `offset`.
+    func write(_ bytes: UnsafeRawBufferPointer, at offset: Int) throws(JournalError)
+    /// Makes everything written so far durable.
+    func sync() throws(JournalError)
+    /// Cuts the data back to `size` bytes, durably.
+    func truncate(to size: Int) throws(JournalError)
+    /// Gives up the writer's lock (the storage stays readable).
+    func unlock()
+}
+
+extension JournalStorage {
+    /// Up to `count` bytes from `offset` (fewer at the end of the data).
+    func read(count: Int, at offset: Int) throws(JournalError) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let read = try bytes.withMutableBytes { raw throws(JournalError) -> Int in try self.read(into: raw, at: offset) }
+        bytes.removeLast(count - read)
+        return bytes
+    }
+}

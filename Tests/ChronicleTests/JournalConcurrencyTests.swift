@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import Chronicle
+
+@Suite("Journal: concurrent committers and group commit")
+struct JournalConcurrencyTests {
+    /// Numbers commits as committers do: the version counter is held only
+    /// around `write`; waiting for durability happens outside it.
+    final class Committer: Sendable {
+        let journal: Journal
+        let writerLock = Locked<UInt64>(0)  // commits this committer wrote
+
+        init(_ journal: Journal) { self.journal = journal }
+
+        func commit(payload: Int) throws -> UInt64 {
+            let ticket = try writerLock.withLock { written throws(JournalError) -> DurabilityTicket in
+                let version = journal.lastVersion + 1
+                let ticket = try journal.write(JournalFixtures.commit(version, payload: payload))
+                written += 1
+                return ticket
+            }
+            try journal.waitUntilDurable(ticket)
+            return ticket.version
+        }
+    }
+
+    @Test(arguments: [Durability.full, .batched(maxDelay: .milliseconds(2), maxCommits: 16), .none])
+    func eightTasksAppendConcurrently(durability: Durability) async throws {
+        let url = try JournalFixtures.journalURL()
+        let committer = Committer(try Journal(fileURL: url, durability: durability))
+        let perTask = 100
+        let versions = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mine: [UInt64] = []
+                    for _ in 0..<perTask { mine.append(try committer.commit(payload: task * 10)) }
+                    return mine
+                }
+            }
+            return try await group.reduce(into: []) { $0 += $1 }
+        }
+        #expect(versions.sorted() == Array(1...UInt64(8 * perTask)))
+        try committer.journal.close()
+        let reopened = try Journal(contentsOf: url)
+        #expect(try JournalFixtures.readAll(reopened).map(\.version) == Array(1...UInt64(8 * perTask)))
+    }
+
+    /// Eight threads committing with full durability share syncs: far fewer
+    /// syncs than commits, yet every commit was durable when it returned.
+    @Test func groupCommitSharesSyncs() throws {
+        let url = try JournalFixtures.journalURL()
+        let journal = try Journal(fileURL: url, durability: .full)
+        let syncs = Atomic<Int>(0)
+        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in
+            syncs.add(1, ordering: .relaxed)
+            usleep(500)  // a slow disk, so committers pile up behind the leader
+        })
+        let committer = Committer(journal)
+        let threads = 8, perThread = 50
+        let failures = Atomic<Int>(0)
+        let done = DispatchGroup()
+        for _ in 0..<threads {
+            done.enter()
+            Thread {
+                for _ in 0..<perThread where (try? committer.commit(payload: 8)) == nil {
+                    failures.add(1, ordering: .relaxed)
+                }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        #expect(failures.load(ordering: .relaxed) == 0)
+        #expect(journal.lastVersion == UInt64(threads * perThread))
+        let count = syncs.load(ordering: .relaxed)
+        #expect(count < threads * perThread / 2, "\(count) syncs for \(threads * perThread) commits")
+        #expect(count > 0)
+    }
+
+    @Test func batchedDurabilitySyncsWithinTheDelay() throws {
+        let journal = Journal.inMemory(durability: .batched(maxDelay: .milliseconds(20), maxCommits: 1000))
+        let syncs = Atomic<Int>(0)
+        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in syncs.add(1, ordering: .relaxed) })
+        for version in 1...10 { try journal.append(JournalFixtures.commit(UInt64(version))) }
+        #expect(syncs.load(ordering: .relaxed) == 0)  // appends returned without syncing
+        let deadline = ContinuousClock.now + .seconds(5)
+        while syncs.load(ordering: .relaxed) == 0 && ContinuousClock.now < deadline { usleep(1000) }
+        #expect(syncs.load(ordering: .relaxed) >= 1)  // the flusher synced them
+    }
+
+    @Test func batchedDurabilitySyncsAfterMaxCommits() throws {
+        let journal = Journal.inMemory(durability: .batched(maxDelay: .seconds(3600), maxCommits: 10))
+        let syncs = Atomic<Int>(0)
+        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in syncs.add(1, ordering: .relaxed) })
+        for version in 1...9 { try journal.append(JournalFixtures.commit(UInt64(version))) }
+        #expect(syncs.load(ordering: .relaxed) == 0)
+        try journal.append(JournalFixtures.commit(10))
+        #expect(syncs.load(ordering: .relaxed) == 1)
+        for version in 11...30 { try journal.append(JournalFixtures.commit(UInt64(version))) }
+        #expect(syncs.load(ordering: .relaxed) == 3)
+    }
+
+    @Test func noneNeverSyncsUnlessAsked() throws {
+        let journal = Journal.inMemory(durability: .none)
+        let syncs = Atomic<Int>(0)
+        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in syncs.add(1, ordering: .relaxed) })
+        for version in 1...100 { try journal.append(JournalFixtures.commit(UInt64(version))) }
+        #expect(syncs.load(ordering: .relaxed) == 0)
+        try journal.sync()
+        #expect(syncs.load(ordering: .relaxed) == 1)
+        try journal.sync()  // nothing new written: nothing to sync
+        #expect(syncs.load(ordering: .relaxed) == 1)
+    }
+
+    @Test func readersRunWhileCommittersAppend() async throws {
+        let journal = Journal.inMemory(durability: .none)
+        let committer = Committer(journal)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { for _ in 0..<2000 { _ = try committer.commit(payload: 4) } }
+            group.addTask {
+                for _ in 0..<50 {
+                    let seen = Array(journal.commits())
+                    #expect(seen.map(\.version) == (0..<seen.count).map { UInt64($0 + 1) })
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(Array(journal.commits()).count == 2000)
+    }
+}
