@@ -14,26 +14,26 @@ public final class List<Element: _PersistableValue>: @unchecked Sendable {
     // Safety: managed lists hold only immutable references; an unmanaged
     // list's elements are behind a mutex.
     let owner: CollectionOwner?
-    private let unmanaged: Mutex<[Element]>
+    private let unmanaged: Locked<[Element]>
     /// Set on lists handed out by key-path recording instances.
     let recording: _Recording?
 
     /// An empty, unmanaged list.
     public init() {
         owner = nil
-        unmanaged = Mutex([])
+        unmanaged = Locked([])
         recording = nil
     }
 
     init(owner: CollectionOwner) {
         self.owner = owner
-        unmanaged = Mutex([])
+        unmanaged = Locked([])
         recording = nil
     }
 
     init(recording: _Recording) {
         owner = nil
-        unmanaged = Mutex([])
+        unmanaged = Locked([])
         self.recording = recording
     }
 

@@ -8,17 +8,17 @@ import Synchronization
 public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Sendable {
     // Safety: as for List — immutable references when managed, a mutex when not.
     let owner: CollectionOwner?
-    private let unmanaged: Mutex<[String: Value]>
+    private let unmanaged: Locked<[String: Value]>
 
     /// An empty, unmanaged map.
     public init() {
         owner = nil
-        unmanaged = Mutex([:])
+        unmanaged = Locked([:])
     }
 
     init(owner: CollectionOwner) {
         self.owner = owner
-        unmanaged = Mutex([:])
+        unmanaged = Locked([:])
     }
 
     /// Whether the map belongs to a store.

@@ -11,20 +11,20 @@ import Synchronization
 public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
     // Safety: as for List — immutable references when managed, a mutex when not.
     let owner: CollectionOwner?
-    private let unmanaged: Mutex<[Element]>
-    private let unmanagedKeys: Mutex<[PersistedValue]>
+    private let unmanaged: Locked<[Element]>
+    private let unmanagedKeys: Locked<[PersistedValue]>
 
     /// An empty, unmanaged set.
     public init() {
         owner = nil
-        unmanaged = Mutex([])
-        unmanagedKeys = Mutex([])
+        unmanaged = Locked([])
+        unmanagedKeys = Locked([])
     }
 
     init(owner: CollectionOwner) {
         self.owner = owner
-        unmanaged = Mutex([])
-        unmanagedKeys = Mutex([])
+        unmanaged = Locked([])
+        unmanagedKeys = Locked([])
     }
 
     /// Whether the set belongs to a store.

@@ -193,7 +193,7 @@ extension Results: RandomAccessCollection {
 /// Caches a Results' evaluation for one state version, so that reading the
 /// same results twice between commits does the work once.
 final class ResultsCache: Sendable {
-    private let entry = Mutex<(version: UInt64, keys: [ObjectKey], resume: ObjectKey, complete: Bool)?>(nil)
+    private let entry = Locked<(version: UInt64, keys: [ObjectKey], resume: ObjectKey, complete: Bool)?>(nil)
 
     func evaluation<Element>(for version: UInt64) -> ResultsQuery<Element>.Evaluation? {
         entry.withLock { entry in

@@ -61,7 +61,7 @@ final class ClassMetadata: Sendable {
 
     // MARK: Cache
 
-    private static let cache = Mutex<[ObjectIdentifier: ClassMetadata]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ClassMetadata]>([:])
 
     /// The metadata of `type`, discovering it on first use.
     ///

@@ -9,7 +9,7 @@ import Synchronization
 /// transforms a probe value. Queries, projections and observation all use
 /// this one mapping.
 final class KeyPathRecorder: Sendable {
-    private let state = Mutex<(paths: [[String]], lastProbe: (any Hashable & Sendable)?)>(([], nil))
+    private let state = Locked<(paths: [[String]], lastProbe: (any Hashable & Sendable)?)>(([], nil))
 
     /// Logs a read of property `ordinal` of `type` under `prefix`; returns the full path.
     func record(prefix: [String], ordinal: Int, of type: ObjectBase.Type) -> [String] {
@@ -48,7 +48,7 @@ public struct UnpersistedKeyPathError: Error, Sendable, CustomStringConvertible 
 }
 
 enum KeyPathMapping {
-    private static let cache = Mutex<[SendableKeyPath: RecordedKeyPath]>([:])
+    private static let cache = Locked<[SendableKeyPath: RecordedKeyPath]>([:])
 
     /// Maps a key path rooted at a model class to the persisted properties it reads.
     ///

@@ -27,12 +27,12 @@ open class ObjectBase: @unchecked Sendable {
     // `unmanagedValues` is only touched under its mutex. Managed reads never
     // touch mutable instance state.
     let binding = AtomicLazyReference<ObjectBinding>()
-    let unmanagedValues: Mutex<ContiguousArray<any _PersistableProperty>>
+    let unmanagedValues: Locked<ContiguousArray<any _PersistableProperty>>
 
     /// Creates an unmanaged object holding its properties' default values.
     public required init() {
         let taken = ConstructionFrame.take()
-        unmanagedValues = Mutex(taken.values)
+        unmanagedValues = Locked(taken.values)
     }
 
     /// Whether the object belongs to a store.

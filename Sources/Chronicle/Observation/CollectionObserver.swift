@@ -34,13 +34,13 @@ final class CollectionObserver<Collection: Sendable>: StoreObserver, @unchecked 
     let source: CollectionSource
     let collection: Collection
     let baselineVersion: UInt64
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     init(source: CollectionSource, collection: Collection, baseline: StoreState) {
         self.source = source
         self.collection = collection
         baselineVersion = baseline.version
-        state = Mutex(State(delivered: source.elements(baseline)))
+        state = Locked(State(delivered: source.elements(baseline)))
     }
 
     func commitDidApply(_ changes: ChangeSet, old: StoreState, new: StoreState) -> ObserverInterest? {

@@ -14,7 +14,7 @@ final class ObjectChangeBuffer<T: Sendable>: Sendable {
         var finished = false
         var waiter: CheckedContinuation<ObjectChange<T>?, Never>?
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
     let object: T
 
     init(object: T) { self.object = object }

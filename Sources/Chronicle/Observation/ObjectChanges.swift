@@ -1,6 +1,6 @@
 /// An `AsyncSequence` of the changes to one object or projection.
 ///
-/// Create one with ``_ObjectProjecting/changes(keyPaths:)``:
+/// Create one with `changes(keyPaths:)` on an object or projection:
 ///
 /// ```swift
 /// for await change in person.changes(keyPaths: [\.firstName]) {

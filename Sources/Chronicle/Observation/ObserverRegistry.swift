@@ -49,7 +49,7 @@ final class ObserverRegistry: Sendable {
             }
         }
     }
-    private let index = Mutex(Index())
+    private let index = Locked(Index())
 
     /// Registers an observer. `make` runs under the registry's lock with
     /// the store's committed state, so that the observer's baseline and its

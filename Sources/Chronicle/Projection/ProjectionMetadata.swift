@@ -31,7 +31,7 @@ final class ProjectionMetadata: @unchecked Sendable {
     /// Every persisted path any projected property reads.
     var dependencies: Set<[String]> { Set(properties.flatMap(\.recorded.dependencies)) }
 
-    private static let cache = Mutex<[ObjectIdentifier: ProjectionMetadata]>([:])
+    private static let cache = Locked<[ObjectIdentifier: ProjectionMetadata]>([:])
 
     /// The metadata of a projection type.
     ///

@@ -37,7 +37,7 @@ extension Store {
         }
     }
 
-    /// What ``Store/add(_:update:)`` does when an object with the same
+    /// What ``Store/add(_:update:)-(ObjectBase,_)`` does when an object with the same
     /// primary key exists.
     public enum UpdatePolicy: Sendable {
         /// Reject the write: the transaction throws ``StoreError/rejected(_:)``.

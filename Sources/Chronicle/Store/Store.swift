@@ -19,11 +19,11 @@ public final class Store: Sendable {
     /// How the store was opened.
     public let configuration: Configuration
     let journal: Journal
-    private let published: Mutex<StoreState>
+    private let published: Locked<StoreState>
     private let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
-    private let bindings = Mutex<[ObjectIdentifier: WeakTableBinding]>([:])
+    private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
     let observers = ObserverRegistry()
 
     /// Opens the store: opens (or creates) the journal and folds it.
@@ -42,7 +42,7 @@ public final class Store: Sendable {
         } catch {
             throw .journal(error)
         }
-        published = Mutex(try Store.fold(journal))
+        published = Locked(try Store.fold(journal))
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -59,7 +59,7 @@ public final class Store: Sendable {
     /// Folds every commit of a journal into a state.
     static func fold(_ journal: Journal) throws(StoreError) -> StoreState {
         var state = StoreState()
-        var reader = journal.commitReader(from: 1)
+        var reader = journal.reader(from: 1)
         while true {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
@@ -151,6 +151,7 @@ public final class Store: Sendable {
     /// - Parameters:
     ///   - label: A label the journal keeps with the commit, e.g. `"adopt dog"`.
     ///   - metadata: String key/values the journal keeps with the commit.
+    ///   - body: The changes; reads inside it see them.
     /// - Returns: What `body` returns.
     /// - Complexity: O(size of the change), plus the journal append.
     @discardableResult
@@ -235,7 +236,7 @@ public final class Store: Sendable {
     /// the store. The instance becomes managed. Call inside a write.
     ///
     /// With a primary key that already exists, the write fails (it throws
-    /// ``StoreError/rejected(_:)``); use ``add(_:update:)`` to upsert.
+    /// ``StoreError/rejected(_:)``); use ``add(_:update:)-(ObjectBase,_)`` to upsert.
     public func add(_ object: ObjectBase) {
         transactionForWriting("store.add").add(object, update: .error)
     }

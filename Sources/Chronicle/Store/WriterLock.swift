@@ -12,7 +12,7 @@ final class WriterLock: Sendable {
         case blocking(DispatchSemaphore)
         case suspended(CheckedContinuation<Void, Never>)
     }
-    private let state = Mutex<(held: Bool, waiters: [Waiter], head: Int)>((false, [], 0))
+    private let state = Locked<(held: Bool, waiters: [Waiter], head: Int)>((false, [], 0))
 
     func lock() {
         let semaphore: DispatchSemaphore? = state.withLock { state in

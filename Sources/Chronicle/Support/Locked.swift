@@ -5,7 +5,7 @@ import Foundation
 /// Why not `Synchronization.Mutex`: on Linux, `Mutex` is built on raw futex
 /// calls that ThreadSanitizer cannot see, so every access it guards is
 /// reported as a race (checked with Swift 6.3.1: two threads appending to a
-/// `Mutex<[Int]>` under `-sanitize=thread`). `NSLock` is a `pthread_mutex`,
+/// `Locked<[Int]>` under `-sanitize=thread`). `NSLock` is a `pthread_mutex`,
 /// which ThreadSanitizer understands, so `swift test --sanitize=thread`
 /// reports only real races. The cost is the same order (one uncontended
 /// lock and unlock).
