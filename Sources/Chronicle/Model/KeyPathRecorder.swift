@@ -101,3 +101,9 @@ struct SendableKeyPath: Hashable, @unchecked Sendable {
     let keyPath: AnyKeyPath
     init(_ keyPath: AnyKeyPath) { self.keyPath = keyPath }
 }
+
+/// A typed key path captured by `@Sendable` closures.
+struct SendableTypedKeyPath<Root, Value>: @unchecked Sendable {
+    // Safety: key path objects are immutable once formed.
+    let keyPath: KeyPath<Root, Value>
+}

@@ -14,6 +14,9 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
 
     var filters: [Query<Element>] = []
     var sort: [SortTerm] = []
+    /// Paths whose combined values must be distinct; the first object of
+    /// each combination, in order, is kept.
+    var distinct: [PropertyPath] = []
 
     /// The resolver queries use: key paths on model classes and projections
     /// map to persisted paths through the key-path recorder.
@@ -29,6 +32,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
     var referencedPaths: Set<PropertyPath> {
         var paths = Set(filters.flatMap(\.referencedPaths))
         for term in sort { if case .persisted(let key) = term { paths.insert(key.path) } }
+        paths.formUnion(distinct)
         return paths
     }
 
@@ -64,11 +68,13 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         }
         if let indexed = indexCandidates(in: state, table: table) {
             let keys = indexed.filter(matches)
-            return Evaluation(keys: sort.isEmpty ? keys : sorted(keys, state: state, probe: probe), isComplete: true)
+            return Evaluation(keys: distinctKeys(sort.isEmpty ? keys : sorted(keys, state: state, probe: probe), state: state, table: table),
+                              isComplete: true)
         }
-        if !sort.isEmpty {
-            let keys = state.objects(table: table.index).lazy.map(\.key).filter(matches)
-            return Evaluation(keys: sorted(Array(keys), state: state, probe: probe), isComplete: true)
+        if !sort.isEmpty || !distinct.isEmpty {
+            let keys = Array(state.objects(table: table.index).lazy.map(\.key).filter(matches))
+            return Evaluation(keys: distinctKeys(sort.isEmpty ? keys : sorted(keys, state: state, probe: probe), state: state, table: table),
+                              isComplete: true)
         }
         var evaluation = previous
         for (key, _) in state.objects(table: table.index, from: previous.resumeKey) {
@@ -80,6 +86,15 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         }
         evaluation.isComplete = true
         return evaluation
+    }
+
+    private func distinctKeys(_ keys: [ObjectKey], state: StoreState, table: TableBinding) -> [ObjectKey] {
+        guard !distinct.isEmpty else { return keys }
+        var seen = Set<[PersistedValue]>()
+        return keys.filter { key in
+            let row = StateRow(state: state, table: table.index, key: key)
+            return seen.insert(distinct.map { row.value(at: $0) ?? .null }).inserted
+        }
     }
 
     private func indexCandidates(in state: StoreState, table: TableBinding) -> [ObjectKey]? {

@@ -68,6 +68,22 @@ public final class Store: Sendable {
         }
     }
 
+    /// Closes the journal: flushes what it has not yet synced and releases
+    /// the file lock, so the file can be opened again. The store stays
+    /// readable (its state is in memory); writes throw
+    /// ``StoreError/journal(_:)`` with ``JournalError/closed``.
+    ///
+    /// Closing is optional: a store closes its journal when it and every
+    /// object, collection and stream that uses it are gone.
+    public func close() throws(StoreError) {
+        do { try journal.close() } catch { throw .journal(error) }
+    }
+
+    /// The journal the store appends to. Read it (`commits(from:)`,
+    /// `reader(from:)`) to see what each write recorded; appending to it
+    /// directly bypasses the store and is not supported.
+    public var journalForReading: Journal { journal }
+
     /// The version of the last commit (0 for an empty store).
     public var version: UInt64 { readableState().version }
 
