@@ -87,7 +87,9 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     }
 
     /// ``filter(_:)``, throwing instead of stopping when a key path in the
-    /// predicate is not persisted.
+    /// predicate reads no persisted property. (A computed property that
+    /// reads persisted ones, like `Dog.firstLetter`, is evaluated object by
+    /// object.)
     ///
     /// - Throws: ``QueryError/unknownKeyPath(_:)``.
     public func filtered(_ predicate: Predicate<Element>) throws -> Results<Element> {
@@ -96,9 +98,9 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
         return Results(store: store, frozen: frozen, query: query)
     }
 
-    /// The results sorted by a property, most significant key first when
-    /// called repeatedly? No: each call sorts by its key first, keeping
-    /// earlier keys as tie-breakers, like sorting a sorted array again.
+    /// The results sorted by a property. Each call makes its key the most
+    /// significant and keeps earlier keys as tie-breakers, like sorting an
+    /// already sorted array again (the sort is stable).
     ///
     /// A key path through a transformation (a transformed projected
     /// property) sorts by the computed values.
@@ -121,16 +123,51 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
         return Results(store: store, frozen: frozen, query: query)
     }
 
+    /// The results sorted by an optional property; `nil` sorts first
+    /// when ascending, last when descending.
+    public func sorted<Value: Comparable>(by keyPath: KeyPath<Element, Value?>, ascending: Bool = true) -> Results<Element> {
+        let recorded: RecordedKeyPath
+        do { recorded = try KeyPathMapping.record(keyPath) } catch {
+            preconditionFailure("Chronicle: cannot sort \(Element.self): \(error)")
+        }
+        var query = query
+        if recorded.isDirect {
+            query.sort.insert(.persisted(SortKey(PropertyPath(recorded.path), ascending: ascending)), at: 0)
+        } else {
+            query.sort.insert(.computed(ascending: ascending) { a, b in
+                switch (a[keyPath: keyPath], b[keyPath: keyPath]) {
+                case (nil, nil): .orderedSame
+                case (nil, _): .orderedAscending
+                case (_, nil): .orderedDescending
+                case let (l?, r?): l < r ? .orderedAscending : (r < l ? .orderedDescending : .orderedSame)
+                }
+            }, at: 0)
+        }
+        return Results(store: store, frozen: frozen, query: query)
+    }
+
     /// The results sorted by Foundation sort descriptors, the first most
     /// significant. Sorting is stable.
     ///
-    /// - Throws: ``QueryError/unknownKeyPath(_:)`` for a key path that is not
-    ///   persisted, ``QueryError/unsupportedSortDescriptor(_:)`` for a
-    ///   descriptor without a key path or with a string comparator.
+    /// A descriptor whose key path computes its value from persisted
+    /// properties (a computed property, a transformed projected property)
+    /// sorts by the computed values, object by object.
+    ///
+    /// - Throws: ``QueryError/unknownKeyPath(_:)`` for a key path that reads
+    ///   no persisted property, ``QueryError/unsupportedSortDescriptor(_:)``
+    ///   for a descriptor without a key path or with a string comparator.
     public func sorted(using descriptors: [SortDescriptor<Element>]) throws -> Results<Element> {
         var query = query
-        let keys = try SortKey.keys(for: descriptors, resolver: ResultsQuery<Element>.resolve)
-        query.sort = keys.map { .persisted($0) } + query.sort
+        var terms: [ResultsQuery<Element>.SortTerm] = []
+        for descriptor in descriptors {
+            do {
+                terms += try SortKey.keys(for: [descriptor], resolver: ResultsQuery<Element>.resolve).map { .persisted($0) }
+            } catch is ComputedKeyPath {
+                // A computed key path sorts by the values Swift computes.
+                terms.append(.computed(ascending: true) { descriptor.compare($0, $1) })
+            }
+        }
+        query.sort = terms + query.sort
         return Results(store: store, frozen: frozen, query: query)
     }
 }

@@ -10,8 +10,12 @@
 ///
 /// A stored raw value that no case matches (written by a newer version of
 /// the app, say) reads back as the first case.
-public protocol PersistableEnum: _PrimitivePersistable, RawRepresentable, CaseIterable
-where RawValue: _PrimitivePersistable {}
+///
+/// A persistable enum is `Codable` through its raw value (Swift provides
+/// that for raw-value enums), which lets `#Predicate` compare it:
+/// `#Predicate<Person> { $0.businessUnit == unit }`.
+public protocol PersistableEnum: _PrimitivePersistable, RawRepresentable, CaseIterable, Codable
+where RawValue: _PrimitivePersistable & Codable {}
 
 extension PersistableEnum {
     public static var _primitiveType: PropertyType { RawValue._primitiveType }
