@@ -110,7 +110,7 @@ final class ClassMetadata: Sendable {
         var properties: [Property] = []
         for entry in found {
             let property = Property(name: entry.name, kind: entry.wrapper.kind, options: options[entry.ordinal],
-                                    read: { [wrapper = entry.wrapper] in wrapper.read($0, ordinal: $1) })
+                                    read: entry.wrapper.reader)
             try validate(property, of: name)
             properties.append(property)
         }

@@ -91,13 +91,13 @@ extension Persisted {
 protocol PersistedWrapper {
     var ordinal: Int { get }
     static var kind: _PropertyKind { get }
-    /// Reads the property `ordinal` of `object` as this wrapper's `Value`.
-    static func read(_ object: ObjectBase, ordinal: Int) -> any Sendable
+    /// Reads property `ordinal` of an object as this wrapper's `Value`.
+    static var reader: @Sendable (ObjectBase, Int) -> any Sendable { get }
 }
 
 extension Persisted: PersistedWrapper {
     static var kind: _PropertyKind { Value._propertyKind }
-    static func read(_ object: ObjectBase, ordinal: Int) -> any Sendable {
-        object.readProperty(ordinal: ordinal, as: Value.self)
+    static var reader: @Sendable (ObjectBase, Int) -> any Sendable {
+        { object, ordinal in object.readProperty(ordinal: ordinal, as: Value.self) }
     }
 }
