@@ -123,7 +123,12 @@ extension Results {
                 guard let table = results.store.tableBinding(for: rootType, in: state) else { return [] }
                 return results.query.evaluate(in: state, table: table, frozen: nil).keys.map { .link($0) }
             },
-            interest: { state in ObserverInterest(tables: CollectionSources.tables(reachableFrom: rootType, in: state)) },
+            interest: { state in
+                let tables = CollectionSources.tables(reachableFrom: rootType, in: state)
+                // Until the type has its table, learn it from schema changes.
+                let hasTable = state.tableIndex(named: ClassMetadata.known(rootType).name) != nil
+                return ObserverInterest(tables: tables, schemaChanges: !hasTable)
+            },
             modified: { changes, old, new in
                 let table = new.tableIndex(named: ClassMetadata.known(rootType).name)
                 let all = Set(changes.modifications.filter { $0.table == table }.map { PersistedValue.link($0.key) })

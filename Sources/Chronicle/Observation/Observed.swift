@@ -16,14 +16,19 @@ import Observation
 ///
 /// Reads use dynamic member lookup: `observed.firstName` reads
 /// `value.firstName` and tells the Observation framework which property was
-/// read. Behind it, `Observed` consumes a change stream filtered by the
+/// read. Lookup goes one level deep — `observed.address?.city` tracks
+/// `address`, then reads `city` off the plain object — so to track a value
+/// nested in a linked or embedded object, project it
+/// (`@Projected(\Person.address?.city) var homeCity`) and observe the
+/// projection. Behind it, `Observed` consumes a change stream filtered by the
 /// properties read so far, so a commit that changes nothing a reader looked
 /// at triggers nothing. Changes are signalled from a background task, after
 /// the commit.
 @dynamicMemberLookup
 public final class Observed<Value: _ObjectProjecting>: Observable, Sendable {
-    /// The object or projection being observed.
-    public let value: Value
+    /// The object or projection being observed. (Named so as not to hide a
+    /// model property called `value` from dynamic member lookup.)
+    public let wrapped: Value
     private let registrar = ObservationRegistrar()
     private let state = Locked(State())
 
@@ -39,14 +44,14 @@ public final class Observed<Value: _ObjectProjecting>: Observable, Sendable {
     ///
     /// - Precondition: `value` is managed and not frozen.
     public init(_ value: Value) {
-        self.value = value
+        wrapped = value
     }
 
     deinit {
         state.withLock { $0.stream?.cancel() }
     }
 
-    /// Reads `keyPath` of the value and registers the read with the
+    /// Reads `keyPath` of the wrapped object and registers the read with the
     /// Observation framework.
     public subscript<Member>(dynamicMember keyPath: KeyPath<Value, Member>) -> Member {
         let observedKeyPath = SendableTypedKeyPath(keyPath: \Observed<Value>.[dynamicMember: keyPath])
@@ -62,7 +67,7 @@ public final class Observed<Value: _ObjectProjecting>: Observable, Sendable {
             return !state.streamedPaths.contains(name)
         }
         if isNew { restartStream() }
-        return value[keyPath: keyPath]
+        return wrapped[keyPath: keyPath]
     }
 
     /// The name a change stream reports for `keyPath`.
@@ -75,7 +80,7 @@ public final class Observed<Value: _ObjectProjecting>: Observable, Sendable {
     private func restartStream() {
         let paths = state.withLock { Array($0.signals.keys).sorted() }
         let stream: ObjectChanges<Value>
-        do { stream = try value.changes(keyPaths: paths) } catch {
+        do { stream = try wrapped.changes(keyPaths: paths) } catch {
             preconditionFailure("Chronicle: \(error)")
         }
         let task = Task { [weak self] in

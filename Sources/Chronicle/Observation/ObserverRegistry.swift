@@ -5,6 +5,9 @@ import Synchronization
 struct ObserverInterest: Sendable, Equatable {
     var objects: Set<TableKey> = []
     var tables: Set<Int> = []
+    /// Wake on any commit that changes the schema: an observer whose type
+    /// has no table yet learns its table this way.
+    var schemaChanges = false
 }
 
 /// Something the registry wakes after a commit.
@@ -32,10 +35,12 @@ final class ObserverRegistry: Sendable {
         var entries: [ObjectIdentifier: Entry] = [:]
         var byObject: [TableKey: Set<ObjectIdentifier>] = [:]
         var byTable: [Int: Set<ObjectIdentifier>] = [:]
+        var bySchema: Set<ObjectIdentifier> = []
 
         mutating func add(_ id: ObjectIdentifier, _ interest: ObserverInterest) {
             for object in interest.objects { byObject[object, default: []].insert(id) }
             for table in interest.tables { byTable[table, default: []].insert(id) }
+            if interest.schemaChanges { bySchema.insert(id) }
         }
 
         mutating func remove(_ id: ObjectIdentifier, _ interest: ObserverInterest) {
@@ -47,6 +52,7 @@ final class ObserverRegistry: Sendable {
                 byTable[table]?.remove(id)
                 if byTable[table]?.isEmpty == true { byTable[table] = nil }
             }
+            bySchema.remove(id)
         }
     }
     private let index = Locked(Index())
@@ -94,6 +100,7 @@ final class ObserverRegistry: Sendable {
             for table in tables {
                 if let found = index.byTable[table] { ids.formUnion(found) }
             }
+            if changes.schemaChanged { ids.formUnion(index.bySchema) }
             return ids.compactMap { index.entries[$0]?.observer }
         }
         for observer in matched where changes.version > observer.baselineVersion {
