@@ -108,8 +108,6 @@ struct ObservationTests {
         let projection = SharedBaseProjection(projecting: jason)
         let stream = projection.changes()
         let buffer = stream.subscription.observer.buffer
-        var iterator = stream.makeAsyncIterator()
-        _ = iterator
         try store.write { jason.lastName = "unprojected" }
         #expect(buffer.pendingCount == 0, "a base property outside every dependency set wakes no one")
         try store.write { jason.firstName = "Jay" }
