@@ -44,8 +44,11 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
 }
 
 extension LinkingObjects: RandomAccessCollection {
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of elements.
     public var endIndex: Int { snapshot.count }
+    /// The element at `position`.
     public subscript(position: Int) -> Element { snapshot[position] }
     /// Iterates over one snapshot, read when iteration starts.
     public func makeIterator() -> IndexingIterator<[Element]> { snapshot.makeIterator() }

@@ -57,8 +57,12 @@ public struct AnyLiveCollection<Element>: LiveCollection, @unchecked Sendable {
         base = collection
     }
 
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of elements.
     public var endIndex: Int { countOf() }
+    /// The element at `position`.
     public subscript(position: Int) -> Element { elementAt(position) }
+    /// Whether the wrapped collection is frozen.
     public var isFrozen: Bool { frozen() }
 }

@@ -136,7 +136,9 @@ public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
 }
 
 extension MutableSet: RandomAccessCollection {
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of elements.
     public var endIndex: Int {
         guard let owner else { return unmanaged.withLock { $0.count } }
         return storedElements(owner.value(in: owner.state())).count

@@ -173,7 +173,9 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
 }
 
 extension Results: RandomAccessCollection {
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of elements.
     public var endIndex: Int { evaluated().keys.count }
 
     /// The element at `position`, a managed handle on the current state.
@@ -208,6 +210,7 @@ extension Results: RandomAccessCollection {
             table = results.store.tableBinding(for: Element._rootType, in: state)
         }
 
+        /// The next element, or `nil` at the end.
         public mutating func next() -> Element? {
             guard let table, let state else { return nil }
             if index >= evaluation.keys.count {

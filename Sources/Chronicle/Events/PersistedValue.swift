@@ -32,8 +32,11 @@ public enum PersistedValue: Hashable, Sendable {
 
 /// One entry of a ``PersistedValue/map(_:)`` value.
 public struct MapEntry: Hashable, Sendable {
+    /// The entry's key.
     public var key: String
+    /// The entry's value.
     public var value: PersistedValue
+    /// An entry.
     public init(key: String, value: PersistedValue) {
         self.key = key
         self.value = value
@@ -44,9 +47,13 @@ public struct MapEntry: Hashable, Sendable {
 /// when an object is created, recorded in the ``Event/create(table:key:values:)``
 /// event, and never reused.
 public struct ObjectKey: Hashable, Comparable, Sendable, CustomStringConvertible {
+    /// The key as a number; keys start at 1 in each table.
     public var rawValue: Int64
+    /// The key with this number.
     public init(_ rawValue: Int64) { self.rawValue = rawValue }
+    /// Orders values the way their sorted form compares.
     public static func < (lhs: ObjectKey, rhs: ObjectKey) -> Bool { lhs.rawValue < rhs.rawValue }
+    /// A readable description, for logs and test failures.
     public var description: String { "#\(rawValue)" }
 }
 

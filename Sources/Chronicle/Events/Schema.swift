@@ -11,6 +11,7 @@ public struct TypeSchema: Hashable, Sendable {
     /// The persisted properties, in the order events index them.
     public var properties: [PropertySchema]
 
+    /// A type schema.
     public init(name: String, isEmbedded: Bool = false, properties: [PropertySchema]) {
         self.name = name
         self.isEmbedded = isEmbedded
@@ -28,15 +29,22 @@ public struct TypeSchema: Hashable, Sendable {
 
 /// One persisted property of a ``TypeSchema``.
 public struct PropertySchema: Hashable, Sendable {
+    /// The property's name, as declared (without the wrapper's underscore).
     public var name: String
+    /// The element type.
     public var type: PropertyType
     /// For ``PropertyType/object`` properties: the linked type's name.
     public var objectType: String?
+    /// Whether the property holds one value, a list, a set or a map.
     public var collection: CollectionKind
+    /// Whether the property can be `nil`.
     public var isOptional: Bool
+    /// Whether the property is the primary key.
     public var isPrimaryKey: Bool
+    /// Whether equality queries on the property use an index.
     public var isIndexed: Bool
 
+    /// A property schema.
     public init(name: String, type: PropertyType, objectType: String? = nil, collection: CollectionKind = .none,
                 isOptional: Bool = false, isPrimaryKey: Bool = false, isIndexed: Bool = false) {
         self.name = name

@@ -16,6 +16,7 @@ public struct Commit: Hashable, Sendable {
     /// The changes, in the order they were made.
     public var events: [Event]
 
+    /// A commit with the given fields.
     public init(version: UInt64, timestamp: Date, label: String? = nil, metadata: [String: String] = [:], events: [Event]) {
         self.version = version
         self.timestamp = timestamp

@@ -42,6 +42,7 @@ struct RecordedKeyPath: Sendable, Hashable {
 public struct UnpersistedKeyPathError: Error, Sendable, CustomStringConvertible {
     /// The key path's description.
     public let keyPath: String
+    /// A readable description, for logs and test failures.
     public var description: String {
         "\(keyPath) reads no @Persisted property; queries, sorting, projections and observation need a persisted property"
     }

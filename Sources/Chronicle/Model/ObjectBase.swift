@@ -140,6 +140,7 @@ extension ObjectBase: Hashable {
         return l.table === r.table && l.key == r.key && l.frozen?.version == r.frozen?.version
     }
 
+    /// Hashes the identity that `==` compares.
     public func hash(into hasher: inout Hasher) {
         if let location {
             hasher.combine(ObjectIdentifier(location.table))

@@ -82,6 +82,7 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible,
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// Orders values the way their sorted form compares.
     public static func < (lhs: ObjectId, rhs: ObjectId) -> Bool {
         (lhs.high, lhs.low) < (rhs.high, rhs.low)
     }

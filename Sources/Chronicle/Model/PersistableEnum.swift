@@ -20,6 +20,7 @@ where RawValue: _PrimitivePersistable & Codable {}
 extension PersistableEnum {
     public static var _primitiveType: PropertyType { RawValue._primitiveType }
     public var _primitive: PersistedValue { rawValue._primitive }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) {
         guard let raw = RawValue(_primitive: value) else { return nil }
         self.init(rawValue: raw)

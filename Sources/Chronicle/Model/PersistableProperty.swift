@@ -87,6 +87,7 @@ extension _PrimitivePersistable {
 extension Bool: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .bool }
     public var _primitive: PersistedValue { .bool(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .bool(let v) = value else { return nil }; self = v }
     public static var _zero: Bool { false }
 }
@@ -94,6 +95,7 @@ extension Bool: _PrimitivePersistable {
 extension String: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .string }
     public var _primitive: PersistedValue { .string(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .string(let v) = value else { return nil }; self = v }
     public static var _probe: String? { "\u{E000}chronicle-probe" }
     public static var _zero: String { "" }
@@ -102,6 +104,7 @@ extension String: _PrimitivePersistable {
 extension Data: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .data }
     public var _primitive: PersistedValue { .data(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .data(let v) = value else { return nil }; self = v }
     public static var _probe: Data? { Data([0x5A, 0xA5, 0x5A]) }
     public static var _zero: Data { Data() }
@@ -110,6 +113,7 @@ extension Data: _PrimitivePersistable {
 extension Date: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .date }
     public var _primitive: PersistedValue { .date(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .date(let v) = value else { return nil }; self = v }
     public static var _probe: Date? { Date(timeIntervalSinceReferenceDate: 0.5772156649) }
     public static var _zero: Date { Date(timeIntervalSinceReferenceDate: 0) }
@@ -118,6 +122,7 @@ extension Date: _PrimitivePersistable {
 extension UUID: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .uuid }
     public var _primitive: PersistedValue { .uuid(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .uuid(let v) = value else { return nil }; self = v }
     public static var _probe: UUID? { UUID(uuidString: "5A5A5A5A-0000-4000-8000-00000000A5A5") }
     public static var _zero: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
@@ -129,6 +134,7 @@ extension UUID: _PrimitivePersistable {
 extension URL: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .url }
     public var _primitive: PersistedValue { .string(absoluteString) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) {
         guard case .string(let v) = value, let url = URL(string: v) else { return nil }
         self = url
@@ -140,6 +146,7 @@ extension URL: _PrimitivePersistable {
 extension Decimal: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .decimal }
     public var _primitive: PersistedValue { .decimal(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .decimal(let v) = value else { return nil }; self = v }
     public static var _probe: Decimal? { Decimal(string: "0.5772156649") }
     public static var _zero: Decimal { 0 }
@@ -148,6 +155,7 @@ extension Decimal: _PrimitivePersistable {
 extension ObjectId: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .objectId }
     public var _primitive: PersistedValue { .objectId(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .objectId(let v) = value else { return nil }; self = v }
     public static var _probe: ObjectId? { ObjectId("5a5a5a5a0000000000a5a5a5") }
     public static var _zero: ObjectId { ObjectId() }
@@ -159,6 +167,7 @@ extension ObjectId: _PrimitivePersistable {
 extension Float: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .float }
     public var _primitive: PersistedValue { .float(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .float(let v) = value else { return nil }; self = v }
     public static var _probe: Float? { 0.5772156649 }
     public static var _zero: Float { 0 }
@@ -167,6 +176,7 @@ extension Float: _PrimitivePersistable {
 extension Double: _PrimitivePersistable {
     public static var _primitiveType: PropertyType { .double }
     public var _primitive: PersistedValue { .double(self) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) { guard case .double(let v) = value else { return nil }; self = v }
     public static var _probe: Double? { 0.5772156649 }
     public static var _zero: Double { 0 }
@@ -177,6 +187,7 @@ public protocol _PersistableInteger: _PrimitivePersistable, FixedWidthInteger {}
 
 extension _PersistableInteger {
     public var _primitive: PersistedValue { .int(Int64(self)) }
+    /// Implementation detail: converts a stored value back.
     public init?(_primitive value: PersistedValue) {
         guard case .int(let v) = value, let exact = Self(exactly: v) else { return nil }
         self = exact

@@ -57,6 +57,7 @@ public struct Persisted<Value: _PersistableProperty>: Sendable {
         ordinal = ConstructionFrame.register(wrappedValue, options: PersistedOptions(isIndexed: indexed))
     }
 
+    /// Unavailable: reads and writes go through the enclosing instance.
     @available(*, unavailable, message: "@Persisted can only be used on properties of Object and EmbeddedObject subclasses")
     public var wrappedValue: Value {
         get { fatalError("unavailable") }

@@ -15,6 +15,7 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Two model classes share a name.
     case duplicateTypeName(String)
 
+    /// A readable description, for logs and test failures.
     public var description: String {
         switch self {
         case let .unsupportedProperty(type, property, reason):

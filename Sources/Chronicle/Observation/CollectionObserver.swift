@@ -122,16 +122,20 @@ final class CollectionObserver<Collection: Sendable>: StoreObserver, @unchecked 
 ///   or when the stream and its iterator are dropped (which also removes
 ///   the registration).
 public struct CollectionChanges<Collection: Sendable>: AsyncSequence, Sendable {
+    /// What the stream delivers.
     public typealias Element = CollectionChange<Collection>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let subscription: ObservationSubscription<CollectionObserver<Collection>>
 
+    /// Starts consuming the stream; iterate it once.
     public func makeAsyncIterator() -> Iterator { Iterator(subscription: subscription) }
 
     /// Delivers the stream's changes.
     public struct Iterator: AsyncIteratorProtocol {
         let subscription: ObservationSubscription<CollectionObserver<Collection>>
+        /// The next change, or `nil` once the stream has ended or the task is cancelled.
         public mutating func next() async -> CollectionChange<Collection>? {
             await subscription.observer.next()
         }

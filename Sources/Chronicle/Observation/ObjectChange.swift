@@ -23,6 +23,7 @@ public struct PropertyChange: Sendable, CustomStringConvertible {
     /// The value after the change.
     public let newValue: (any Sendable)?
 
+    /// A readable description, for logs and test failures.
     public var description: String {
         "\(name): \(oldValue.map { "\($0)" } ?? "nil") → \(newValue.map { "\($0)" } ?? "nil")"
     }
@@ -49,6 +50,7 @@ public enum ObservationError: Error, Sendable, Equatable, CustomStringConvertibl
     /// The key path names no persisted (or, for a projection, projected) property.
     case unknownKeyPath(String, type: String)
 
+    /// A readable description, for logs and test failures.
     public var description: String {
         switch self {
         case let .unknownKeyPath(path, type):

@@ -28,16 +28,20 @@
 /// - **Single consumer.** Iterate each stream once; create another stream
 ///   for another consumer.
 public struct ObjectChanges<T: _ObjectProjecting>: AsyncSequence, Sendable {
+    /// What the stream delivers.
     public typealias Element = ObjectChange<T>
+    /// Change streams never throw.
     public typealias Failure = Never
 
     let subscription: ObservationSubscription<ObjectObserver<T>>
 
+    /// Starts consuming the stream; iterate it once.
     public func makeAsyncIterator() -> Iterator { Iterator(subscription: subscription) }
 
     /// Delivers the stream's changes.
     public struct Iterator: AsyncIteratorProtocol {
         let subscription: ObservationSubscription<ObjectObserver<T>>
+        /// The next change, or `nil` once the stream has ended or the task is cancelled.
         public mutating func next() async -> ObjectChange<T>? {
             await subscription.observer.buffer.next()
         }

@@ -21,6 +21,7 @@ public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable 
         self.keyPath = keyPath
     }
 
+    /// Unavailable: reads and writes go through the enclosing instance.
     @available(*, unavailable, message: "@Projected can only be used on properties of Projection subclasses")
     public var wrappedValue: Value {
         get { fatalError("unavailable") }

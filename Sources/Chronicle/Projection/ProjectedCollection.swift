@@ -43,7 +43,9 @@ struct ProjectionSource: @unchecked Sendable {
 }
 
 extension ProjectedCollection: RandomAccessCollection {
+    /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
+    /// One past the last position: the number of elements.
     public var endIndex: Int { objects.count }
 
     /// The mapped value of the element at `position`; setting it (inside a

@@ -52,5 +52,6 @@ extension Projection: _ObjectProjecting {
 extension Projection: Hashable {
     /// Projections are equal when their base objects are.
     public static func == (lhs: Projection, rhs: Projection) -> Bool { lhs.rootObject == rhs.rootObject }
+    /// Hashes the identity that `==` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(rootObject) }
 }

@@ -13,6 +13,7 @@ public enum QueryError: Error, Hashable, Sendable, CustomStringConvertible {
     /// object being tested, where `Predicate.evaluate` throws too.
     case unwrappedNil(PropertyPath)
 
+    /// A readable description, for logs and test failures.
     public var description: String {
         switch self {
         case .unknownKeyPath(let keyPath):

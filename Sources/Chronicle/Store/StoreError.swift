@@ -12,6 +12,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// An operation a frozen store or object does not allow.
     case frozen(String)
 
+    /// A readable description, for logs and test failures.
     public var description: String {
         switch self {
         case .rejected(let error): "the write was rolled back: \(error)"
