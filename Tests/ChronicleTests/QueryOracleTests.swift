@@ -15,7 +15,7 @@ struct QueryOracleTests {
         #expect(query.isExact == testCase.exact, "node: \(query.node)")
 
         let seed = testCase.label.utf8.reduce(UInt64(1469598103934665603)) { ($0 ^ UInt64($1)) &* 1099511628211 }
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         var outcomes: Set<String> = []
         for serial in 0..<Self.rowsPerPredicate {
             let root = QueryFixtures.randomRoot(serial: serial, using: &rng)

@@ -5,7 +5,7 @@ import Testing
 @Suite("Sort keys")
 struct QuerySortTests {
     static func rows(seed: UInt64, count: Int = 300) -> [QRoot] {
-        var rng = SeededGenerator(seed: seed)
+        var rng = SplitMix64(seed: seed)
         return (0..<count).map { QueryFixtures.randomRoot(serial: $0, using: &rng, allowNaN: false) }
     }
 

@@ -14,6 +14,16 @@ struct CollectionOwner: Sendable {
         state.object(table: table.index, key: key)?.values[property]
     }
 
+    /// The collection's elements as Swift values, read from one state.
+    func elements<Element: _PersistableValue>(_: Element.Type) -> [Element] {
+        let state = state()
+        let context = readContext(state)
+        return storedElements(value(in: state)).compactMap { Element._fromPersisted($0, in: context) }
+    }
+
+    /// The number of elements, without converting them.
+    var count: Int { storedElements(value(in: state())).count }
+
     func readContext(_ state: StoreState) -> _ReadContext {
         _ReadContext(table: table, key: key, property: property, ordinal: -1, state: state, frozen: frozen)
     }

@@ -46,9 +46,7 @@ public final class List<Element: _PersistableValue>: @unchecked Sendable {
     /// The elements, read once from one state.
     var snapshot: [Element] {
         guard let owner else { return unmanaged.withLock { $0 } }
-        let state = owner.state()
-        let context = owner.readContext(state)
-        return storedElements(owner.value(in: state)).compactMap { Element._fromPersisted($0, in: context) }
+        return owner.elements(Element.self)
     }
 
     // MARK: Mutation
@@ -157,7 +155,7 @@ extension List: RandomAccessCollection {
     /// One past the last position: the number of elements.
     public var endIndex: Int {
         guard let owner else { return unmanaged.withLock { $0.count } }
-        return storedElements(owner.value(in: owner.state())).count
+        return owner.count
     }
     /// Iterates over one snapshot of the list, read when iteration starts.
     public func makeIterator() -> IndexingIterator<[Element]> { snapshot.makeIterator() }

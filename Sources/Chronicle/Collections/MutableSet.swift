@@ -34,9 +34,7 @@ public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
 
     var snapshot: [Element] {
         guard let owner else { return unmanaged.withLock { $0 } }
-        let state = owner.state()
-        let context = owner.readContext(state)
-        return storedElements(owner.value(in: state)).compactMap { Element._fromPersisted($0, in: context) }
+        return owner.elements(Element.self)
     }
 
     /// An identity for unmanaged elements: objects by reference, values by value.
@@ -141,7 +139,7 @@ extension MutableSet: RandomAccessCollection {
     /// One past the last position: the number of elements.
     public var endIndex: Int {
         guard let owner else { return unmanaged.withLock { $0.count } }
-        return storedElements(owner.value(in: owner.state())).count
+        return owner.count
     }
     /// The element at `position` in insertion order.
     public subscript(position: Int) -> Element { snapshot[position] }

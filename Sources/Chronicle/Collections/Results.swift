@@ -107,42 +107,38 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     ///
     /// - Precondition: `keyPath` reads a persisted property.
     public func sorted<Value: Comparable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
-        let recorded: RecordedKeyPath
-        do { recorded = try KeyPathMapping.record(keyPath) } catch {
-            preconditionFailure("Chronicle: cannot sort \(Element.self): \(error)")
+        sorted(by: keyPath, ascending: ascending) { a, b in
+            let l = a[keyPath: keyPath], r = b[keyPath: keyPath]
+            return l < r ? .orderedAscending : (r < l ? .orderedDescending : .orderedSame)
         }
-        var query = query
-        if recorded.isDirect {
-            query.sort.insert(.persisted(SortKey(PropertyPath(recorded.path), ascending: ascending)), at: 0)
-        } else {
-            query.sort.insert(.computed(ascending: ascending) { a, b in
-                let l = a[keyPath: keyPath], r = b[keyPath: keyPath]
-                return l < r ? .orderedAscending : (r < l ? .orderedDescending : .orderedSame)
-            }, at: 0)
-        }
-        return Results(store: store, frozen: frozen, query: query)
     }
 
     /// The results sorted by an optional property; `nil` sorts first
     /// when ascending, last when descending.
     public func sorted<Value: Comparable>(by keyPath: KeyPath<Element, Value?>, ascending: Bool = true) -> Results<Element> {
+        sorted(by: keyPath, ascending: ascending) { a, b in
+            switch (a[keyPath: keyPath], b[keyPath: keyPath]) {
+            case (nil, nil): .orderedSame
+            case (nil, _): .orderedAscending
+            case (_, nil): .orderedDescending
+            case let (l?, r?): l < r ? .orderedAscending : (r < l ? .orderedDescending : .orderedSame)
+            }
+        }
+    }
+
+    /// Sorts by the stored values of `keyPath` when it reads a persisted
+    /// property directly, otherwise by `compare` on the computed values.
+    private func sorted(by keyPath: AnyKeyPath, ascending: Bool,
+                        compare: @escaping (Element, Element) -> ComparisonResult) -> Results<Element> {
         let recorded: RecordedKeyPath
         do { recorded = try KeyPathMapping.record(keyPath) } catch {
             preconditionFailure("Chronicle: cannot sort \(Element.self): \(error)")
         }
         var query = query
-        if recorded.isDirect {
-            query.sort.insert(.persisted(SortKey(PropertyPath(recorded.path), ascending: ascending)), at: 0)
-        } else {
-            query.sort.insert(.computed(ascending: ascending) { a, b in
-                switch (a[keyPath: keyPath], b[keyPath: keyPath]) {
-                case (nil, nil): .orderedSame
-                case (nil, _): .orderedAscending
-                case (_, nil): .orderedDescending
-                case let (l?, r?): l < r ? .orderedAscending : (r < l ? .orderedDescending : .orderedSame)
-                }
-            }, at: 0)
-        }
+        let term: ResultsQuery<Element>.SortTerm = recorded.isDirect
+            ? .persisted(SortKey(PropertyPath(recorded.path), ascending: ascending))
+            : .computed(ascending: ascending, compare: compare)
+        query.sort.insert(term, at: 0)
         return Results(store: store, frozen: frozen, query: query)
     }
 
