@@ -55,8 +55,6 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
 extension Store {
     /// The managed handle of dynamic type `type`.
     func handle(_ type: ObjectBase.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> ObjectBase {
-        let object = type.init()
-        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
-        return object
+        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
     }
 }

@@ -19,7 +19,10 @@ public final class Store: Sendable {
     /// How the store was opened.
     public let configuration: Configuration
     let journal: Journal
-    private let published: Locked<StoreState>
+    /// The last published state, boxed: a read takes the lock only to
+    /// retain the box (one reference count), instead of copying the state
+    /// struct (one per table array, schema and name index).
+    private let published: Locked<PublishedState>
     private let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
@@ -42,7 +45,7 @@ public final class Store: Sendable {
         } catch {
             throw .journal(error)
         }
-        published = Locked(try Store.fold(journal))
+        published = Locked(PublishedState(try Store.fold(journal)))
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -87,11 +90,21 @@ public final class Store: Sendable {
         if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
             return transaction.state
         }
-        return published.withLock { $0 }
+        return published.withLock { $0 }.state
+    }
+
+    /// The record of object `key` in `table` as reads see it (this
+    /// thread's write in progress, or the last published state), without
+    /// copying the state: the fast path of a managed property read.
+    func readableRecord(table: Int, key: ObjectKey) -> ObjectRecord? {
+        if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
+            return transaction.state.object(table: table, key: key)
+        }
+        return published.withLock { $0 }.state.object(table: table, key: key)
     }
 
     /// The last published (committed) state.
-    func committedState() -> StoreState { published.withLock { $0 } }
+    func committedState() -> StoreState { published.withLock { $0 }.state }
 
     /// The write in progress on this thread, if any.
     func currentTransaction() -> Transaction? {
@@ -134,9 +147,7 @@ public final class Store: Sendable {
     }
 
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
-        let object = type.init()
-        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
-        return object
+        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
     }
 
     // MARK: Writes
@@ -213,7 +224,8 @@ public final class Store: Sendable {
         var state = transaction.state
         state.version = commit.version
         let changes = transaction.changes.build(version: commit.version)
-        published.withLock { $0 = state }
+        let box = PublishedState(state)
+        published.withLock { $0 = box }
         finish()
         observers.dispatch(changes, old: base, new: state)
         writer.unlock()
@@ -335,6 +347,12 @@ final class TransactionSlot: @unchecked Sendable {
     // before it publishes itself as owner and after it withdraws; read only
     // by the thread that the owner check identifies as that same thread.
     var transaction: Transaction?
+}
+
+/// An immutable published state, shared by reference.
+final class PublishedState: Sendable {
+    let state: StoreState
+    init(_ state: StoreState) { self.state = state }
 }
 
 struct WeakTableBinding {
