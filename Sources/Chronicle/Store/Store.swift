@@ -18,12 +18,15 @@ import Synchronization
 public final class Store: Sendable {
     /// How the store was opened.
     public let configuration: Configuration
-    let journal: Journal
+    /// The journal; replaced (under the writer lock) by ``compact(keepingLast:)``.
+    let journalBox: Locked<Journal>
+    /// The journal commits go to now.
+    var journal: Journal { journalBox.withLock { $0 } }
     /// The last published state, boxed: a read takes the lock only to
     /// retain the box (one reference count), instead of copying the state
     /// struct (one per table array, schema and name index).
     private let published: Locked<PublishedState>
-    private let writer = WriterLock()
+    let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
     private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
@@ -36,6 +39,7 @@ public final class Store: Sendable {
     ///   ``Configuration/objectTypes`` does not match the journal.
     public init(configuration: Configuration) throws(StoreError) {
         self.configuration = configuration
+        let journal: Journal
         do {
             if let url = configuration.fileURL {
                 journal = try Journal(fileURL: url, durability: configuration.durability)
@@ -45,6 +49,7 @@ public final class Store: Sendable {
         } catch {
             throw .journal(error)
         }
+        journalBox = Locked(journal)
         published = Locked(PublishedState(try Store.fold(journal)))
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
@@ -59,16 +64,17 @@ public final class Store: Sendable {
         }
     }
 
-    /// Folds every commit of a journal into a state.
-    static func fold(_ journal: Journal) throws(StoreError) -> StoreState {
+    /// Folds every commit of a journal (up to `last`) into a state.
+    static func fold(_ journal: Journal, upTo last: UInt64 = .max) throws(StoreError) -> StoreState {
         var state = StoreState()
         var reader = journal.reader(from: 1)
-        while true {
+        while state.version < last {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
             guard let commit = next else { return state }
             do { state = try state.applying(commit).state } catch { throw .rejected(error) }
         }
+        return state
     }
 
     /// The version of the last commit (0 for an empty store).
@@ -214,6 +220,9 @@ public final class Store: Sendable {
         let commit = Commit(version: base.version + 1, timestamp: configuration.clock(), label: label,
                             metadata: metadata, events: transaction.events)
         let ticket: DurabilityTicket
+        // The journal this commit goes to: wait for durability on the same
+        // one (compaction may replace it once the writer lock is released).
+        let journal = self.journal
         do {
             ticket = try journal.write(commit)
         } catch {
