@@ -29,9 +29,11 @@ enum ObservationWorkload {
 
     static func names(_ options: Options) -> (wake: String, bare: String, score: String, name: String, wakes: String) {
         let n = options.observers
-        return ("W5 commit-to-wake", "W5 commit, no observers", "W5 commit (score), \(n) observers",
+        return ("W5 commit-to-wake", "W5 commit (score), no observers", "W5 commit (score), \(n) observers",
                 "W5 commit (unobserved name), \(n) observers", "W5 wakes from name commits")
     }
+
+    static let bareName = "W5 commit (name), no observers"
 
     // MARK: Chronicle
 
@@ -56,6 +58,7 @@ enum ObservationWorkload {
         // Without observers (warm-up first).
         for i in 0..<50 { _ = commit(i, name: false) }
         let bare = (0..<commits).map { commit($0, name: false) }
+        let bareNames = (0..<commits).map { commit($0, name: true) }
 
         // 1,000 streams, each consumed by a task of its own.
         var tasks: [Task<Void, Never>] = []
@@ -87,6 +90,7 @@ enum ObservationWorkload {
         return [
             .times(n.wake, wakes),
             .times(n.bare, bare),
+            .times(bareName, bareNames),
             .times(n.score, withObservers),
             .times(n.name, unobserved),
             .count(n.wakes, nameWakes),
@@ -123,8 +127,9 @@ enum ObservationWorkload {
         }
         for i in 0..<50 { _ = commit(i, name: false) }
         let bare = (0..<commits).map { commit($0, name: false) }
+        let bareNames = (0..<commits).map { commit($0, name: true) }
         let n = names(options)
-        var figures: [Figure] = [.times(n.bare, bare)]
+        var figures: [Figure] = [.times(n.bare, bare), .times(bareName, bareNames)]
 
         // 1) One ValueObservation per player, tracking its score's region.
         let queue = DispatchQueue(label: "observations")
