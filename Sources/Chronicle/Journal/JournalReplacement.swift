@@ -41,12 +41,10 @@ extension Journal {
         }
         let directory = url.deletingLastPathComponent().path
         let temporary = directory + "/." + url.lastPathComponent + ".replacing-" + UUID().uuidString
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw .io(operation: "create", errno: errno, path: temporary) }
+        let file = try JournalFile.createExclusively(temporary)
         var renamed = false
         var keepTemporary = false
         defer {
-            _ = closeDescriptor(fd)
             if !renamed && !keepTemporary { unlink(temporary) }
         }
         func step(_ done: JournalReplacementStep) throws(JournalError) {
@@ -61,7 +59,7 @@ extension Journal {
         var buffer = JournalFormat.makeHeader(baseVersion: baseVersion)
         var offset = 0
         func flush() throws(JournalError) {
-            try buffer.withBytes { raw throws(JournalError) in try writeAll(fd, raw, at: offset, path: temporary) }
+            try buffer.withBytes { raw throws(JournalError) in try file.write(raw, at: offset) }
             offset += buffer.count
             buffer.removeAll(keepingCapacity: true)
         }
@@ -71,7 +69,7 @@ extension Journal {
         }
         try flush()
         try step(.wroteTemporary)
-        if fsync(fd) != 0 { throw .io(operation: "fsync", errno: errno, path: temporary) }
+        try file.fullSync()
         try step(.syncedTemporary)
         guard rename(temporary, url.path) == 0 else { throw .io(operation: "rename", errno: errno, path: url.path) }
         renamed = true
@@ -80,19 +78,4 @@ extension Journal {
         try step(.syncedDirectory)
         return true
     }
-
-    private static func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int, path: String) throws(JournalError) {
-        var done = 0
-        while done < bytes.count {
-            let n = pwrite(fd, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
-            if n > 0 { done += n; continue }
-            let code = n == 0 ? EIO : errno
-            if code == EINTR { continue }
-            if code == ENOSPC || code == EFBIG || code == EDQUOT { throw .diskFull(path: path, errno: code) }
-            throw .io(operation: "write", errno: code, path: path)
-        }
-    }
 }
-
-/// `close(2)`, named apart from `Journal.close()`.
-@inline(__always) private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
