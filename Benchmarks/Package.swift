@@ -12,11 +12,17 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     dependencies: [
         .package(path: ".."),
+        // The peer the side-by-side benchmark measures against (never a
+        // dependency of the library). Needs SQLite: apt-get install libsqlite3-dev.
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         .executableTarget(
             name: "ChronicleBenchmarks",
-            dependencies: [.product(name: "Chronicle", package: chronicle)],
+            dependencies: [
+                .product(name: "Chronicle", package: chronicle),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             path: "Sources/ChronicleBenchmarks"
         ),
     ],

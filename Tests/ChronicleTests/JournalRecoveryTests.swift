@@ -133,8 +133,8 @@ struct JournalRecoveryTests {
         try check([], "empty", expected: { .emptyFile($0) })
 
         var future = JournalFormat.makeHeader()
-        future[8] = 2
-        try check(future + [1, 2, 3], "future", expected: { _ in .unsupportedFormatVersion(found: 2, supported: 1) })
+        future[8] = 3 // 2 is the compacted-journal header (base version)
+        try check(future + [1, 2, 3], "future", expected: { _ in .unsupportedFormatVersion(found: 3, supported: 2) })
 
         var badHeader = JournalFormat.makeHeader()
         badHeader[15] ^= 1

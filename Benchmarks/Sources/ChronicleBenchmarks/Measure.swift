@@ -13,6 +13,16 @@ enum Measure {
         return durations
     }
 
+    /// Runs `body` `warmups` times untimed, then `runs` times timed (after
+    /// `setup` each time, untimed); returns the timed durations.
+    static func repeated(warmups: Int, runs: Int, setup: () throws -> Void = {}, _ body: () throws -> Void) rethrows -> [Duration] {
+        for _ in 0..<warmups {
+            try setup()
+            try body()
+        }
+        return try self.runs(runs, setup: setup, body)
+    }
+
     static func median(_ values: [Duration]) -> Duration {
         let sorted = values.sorted()
         return sorted[sorted.count / 2]

@@ -1,25 +1,57 @@
-// Chronicle's benchmarks. Build in release:
-//   swift run -c release --package-path Benchmarks ChronicleBenchmarks <group>...
-// With no group, every group runs. Add a workload group by adding a file with
-// an entry in `groups` below.
+// Chronicle's benchmarks, side by side with GRDB. Build in release:
+//   swift run -c release --package-path Benchmarks ChronicleBenchmarks [--quick] [group...]
+// With no group, every side-by-side and Chronicle-only group runs (not
+// `journal`, which runs only when named). Each group runs in child processes
+// of this executable, one per side (see Harness.swift).
 import Foundation
 
-let groups: [(name: String, summary: String, run: () throws -> Void)] = [
-    ("journal", "append and read commits: .none, .full with 1 and 8 committers, read back", JournalBenchmarks.run),
+let workloads: [Workload] = [
+    PeerWorkloads.w1, PeerWorkloads.w2, PeerWorkloads.w3, PeerWorkloads.w4,
+    ObservationWorkload.w5, PeerWorkloads.w6,
+    ModelBenchmarks.commits, ModelBenchmarks.reads, ModelBenchmarks.projections,
+    CompactionBenchmark.workload,
 ]
 
-let requested = Array(CommandLine.arguments.dropFirst())
-if requested.contains("-h") || requested.contains("--help") {
-    print("usage: ChronicleBenchmarks [group...]\ngroups:")
-    for group in groups { print("  \(group.name)  \(group.summary)") }
+var arguments = Array(CommandLine.arguments.dropFirst())
+var options = Options(directory: FileManager.default.temporaryDirectory)
+if let index = arguments.firstIndex(of: "--quick") {
+    options.quick = true
+    arguments.remove(at: index)
+}
+if let index = arguments.firstIndex(of: "--dir"), index + 1 < arguments.count {
+    options.directory = URL(fileURLWithPath: arguments[index + 1])
+    arguments.removeSubrange(index...(index + 1))
+}
+
+if arguments.first == "--child", arguments.count == 3 {
+    guard let workload = workloads.first(where: { $0.id == arguments[1] }) else { fatalError("unknown workload \(arguments[1])") }
+    try Harness.runChild(workload, side: arguments[2], options: options)
     exit(0)
 }
-let unknown = requested.filter { name in !groups.contains { $0.name == name } }
+
+if arguments.contains("-h") || arguments.contains("--help") {
+    print("usage: ChronicleBenchmarks [--quick] [group...]\ngroups:")
+    for workload in workloads { print("  \(workload.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(workload.summary)") }
+    print("  journal      (only when named) journal append/read throughput, in process")
+    exit(0)
+}
+let known = Set(workloads.map(\.id) + ["journal"])
+let unknown = arguments.filter { !known.contains($0) }
 guard unknown.isEmpty else {
-    print("unknown benchmark group(s): \(unknown.joined(separator: ", ")); known: \(groups.map(\.name).joined(separator: ", "))")
+    print("unknown benchmark group(s): \(unknown.joined(separator: ", ")); known: \(known.sorted().joined(separator: ", "))")
     exit(64)
 }
-for group in groups where requested.isEmpty || requested.contains(group.name) {
-    print("== \(group.name)")
-    try group.run()
+
+let root = options.directory.appendingPathComponent("chronicle-bench-\(UUID().uuidString.prefix(8))")
+try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: root) }
+options.directory = root
+print("Chronicle vs GRDB 7.10.0 — \(options.quick ? "quick smoke run" : "full run"), release build, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("p50 / p99: per operation where a figure is one operation, otherwise over the runs (\(options.runs) runs after \(options.warmups) warm-up; slow workloads \(options.slowRuns)).")
+print("GRDB/Chronicle above 1 means Chronicle is faster (or smaller).")
+let selected = workloads.filter { arguments.isEmpty || arguments.contains($0.id) }
+try Harness.runParent(selected, options: options)
+if arguments.contains("journal") {
+    print("\n== journal")
+    try JournalBenchmarks.run()
 }

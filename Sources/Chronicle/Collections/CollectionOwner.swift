@@ -25,7 +25,7 @@ struct CollectionOwner: Sendable {
     var count: Int { storedElements(value(in: state())).count }
 
     func readContext(_ state: StoreState) -> _ReadContext {
-        _ReadContext(table: table, key: key, property: property, ordinal: -1, state: state, frozen: frozen)
+        _ReadContext(table: table, key: key, property: property, ordinal: -1, frozen: frozen)
     }
 
     /// The write in progress, or a precondition failure naming the operation.

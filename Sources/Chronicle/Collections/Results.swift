@@ -62,9 +62,7 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     }
 
     func element(table: TableBinding, key: ObjectKey) -> Element {
-        let object = table.metadata.type.init()
-        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
-        return Element._project(object)
+        Element._project(ConstructionFrame.makeHandle(table.metadata.type, binding: ObjectBinding(.managed(table, key, frozen: frozen))))
     }
 
     // MARK: Derived queries

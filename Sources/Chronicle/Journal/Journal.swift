@@ -28,6 +28,11 @@ public final class Journal: Sendable {
     /// file by ``init(fileURL:durability:)``, left in place and not read by
     /// ``init(contentsOf:)``. Zero for a cleanly closed journal.
     public let discardedTailBytes: Int
+    /// The version before the journal's first commit: 0 for a journal that
+    /// holds its whole history, the compaction point for one written by
+    /// `Store.compact(keepingLast:)` (its first commit, version
+    /// `baseVersion + 1`, is a snapshot of the state at that version).
+    public let baseVersion: UInt64
 
     let core: JournalCore
 
@@ -37,9 +42,10 @@ public final class Journal: Sendable {
         self.isReadOnly = isReadOnly
         fileIdentifier = scan.fileID
         discardedTailBytes = scan.tornBytes
+        baseVersion = scan.baseVersion
         var hasFlusher = false
         if case .batched = durability, !isReadOnly { hasFlusher = true }
-        core = JournalCore(storage: storage, offsets: scan.offsets, end: scan.end, hasFlusher: hasFlusher)
+        core = JournalCore(storage: storage, baseVersion: scan.baseVersion, offsets: scan.offsets, end: scan.end, hasFlusher: hasFlusher)
         if case .batched(let maxDelay, _) = durability, !isReadOnly {
             let core = self.core
             let flusher = Thread {
@@ -194,21 +200,22 @@ public final class Journal: Sendable {
     /// iterator was made. It cannot throw: if reading fails (the file was
     /// damaged or changed underneath), iteration ends early and the iterator's
     /// ``Commits/Iterator/error`` says why. Use ``reader(from:)`` to get the
-    /// error thrown instead. Versions below 1 start at 1.
+    /// error thrown instead. Versions below the first start at the first
+    /// (``baseVersion`` + 1).
     /// - Complexity: O(1) to make; each element O(size of that commit).
     public func commits(from version: UInt64 = 1) -> Commits {
-        Commits(core: core, from: max(version, 1))
+        Commits(core: core, from: max(version, baseVersion + 1))
     }
 
     /// A reader of the commits from `version` on, that throws on failure.
     /// - Complexity: O(1) to make; each ``CommitReader/next()`` O(size of that commit).
     public func reader(from version: UInt64 = 1) -> CommitReader {
-        CommitReader(core: core, from: max(version, 1))
+        CommitReader(core: core, from: max(version, baseVersion + 1))
     }
 
     /// The commits from `version` on, as an `AsyncSequence` that throws ``JournalError``.
     public func asyncCommits(from version: UInt64 = 1) -> AsyncCommits {
-        AsyncCommits(core: core, from: max(version, 1))
+        AsyncCommits(core: core, from: max(version, baseVersion + 1))
     }
 
     /// Test seam: hooks that can fail writes and syncs.

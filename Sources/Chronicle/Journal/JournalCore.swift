@@ -7,7 +7,9 @@ import Foundation
 /// core without keeping the public object alive.
 final class JournalCore: Sendable {
     struct State: Sendable {
-        /// `offsets[v - 1]` is where the record of version `v` starts (8 bytes a commit).
+        /// The version before the first commit (0 unless compacted).
+        let baseVersion: UInt64
+        /// `offsets[v - 1 - baseVersion]` is where the record of version `v` starts (8 bytes a commit).
         var offsets: [Int]
         /// The end of the last written record: where the next one goes.
         var end: Int
@@ -16,17 +18,17 @@ final class JournalCore: Sendable {
         var isClosed = false
         var faults: FaultInjection?
 
-        var lastVersion: UInt64 { UInt64(offsets.count) }
+        var lastVersion: UInt64 { baseVersion + UInt64(offsets.count) }
     }
 
     let storage: any JournalStorage
     let state: Locked<State>
     let groupCommit: GroupCommit
 
-    init(storage: any JournalStorage, offsets: [Int], end: Int, hasFlusher: Bool) {
+    init(storage: any JournalStorage, baseVersion: UInt64 = 0, offsets: [Int], end: Int, hasFlusher: Bool) {
         self.storage = storage
-        state = Locked(State(offsets: offsets, end: end))
-        groupCommit = GroupCommit(durableVersion: UInt64(offsets.count), hasFlusher: hasFlusher)
+        state = Locked(State(baseVersion: baseVersion, offsets: offsets, end: end))
+        groupCommit = GroupCommit(durableVersion: baseVersion + UInt64(offsets.count), hasFlusher: hasFlusher)
     }
 
     /// Writes `commit` as the next record, in version order, without syncing.
@@ -70,7 +72,8 @@ final class JournalCore: Sendable {
     /// Where reading from `version` starts and where the written data ends.
     func readRange(from version: UInt64) -> (start: Int, end: Int, lastVersion: UInt64, isClosed: Bool) {
         state.withLock { state in
-            let start = version <= state.lastVersion ? state.offsets[Int(version - 1)] : state.end
+            let index = version > state.baseVersion ? Int(version - 1 - state.baseVersion) : 0
+            let start = version <= state.lastVersion ? state.offsets[index] : state.end
             return (start, state.end, state.lastVersion, state.isClosed)
         }
     }

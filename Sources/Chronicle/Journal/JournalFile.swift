@@ -71,6 +71,14 @@ final class JournalFile: JournalStorage {
         try syncDirectory(directory)
     }
 
+    /// Creates a new file at `path` (`0600`, failing if it exists) for
+    /// writing; no lock (the file is not a journal until renamed into place).
+    static func createExclusively(_ path: String) throws(JournalError) -> JournalFile {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw .io(operation: "create", errno: errno, path: path) }
+        return JournalFile(fd: fd, path: path)
+    }
+
     /// Makes a new directory entry durable.
     static func syncDirectory(_ path: String) throws(JournalError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -121,7 +129,7 @@ final class JournalFile: JournalStorage {
     }
 
     /// Syncs data and metadata (size changes included).
-    private func fullSync() throws(JournalError) {
+    func fullSync() throws(JournalError) {
         #if canImport(Darwin)
         if fcntl(fd, F_FULLFSYNC) == 0 { return }
         #endif

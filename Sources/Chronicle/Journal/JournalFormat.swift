@@ -3,55 +3,85 @@ import Foundation
 /// The on-disk framing of a journal: a fixed header, then one record per commit.
 ///
 /// ```
-/// header  (32 bytes): magic "CHRNCLJ\0" | format version UInt16 LE | reserved UInt16 (0)
-///                     | file id (16 bytes) | CRC32C of the 28 bytes before it, UInt32 LE
-/// record:             payload length UInt32 LE | CRC32C(length bytes ++ payload) UInt32 LE
-///                     | payload (an EventCodec-encoded commit)
+/// header v1 (32 bytes): magic "CHRNCLJ\0" | format version UInt16 LE (1) | reserved UInt16 (0)
+///                        | file id (16 bytes) | CRC32C of the 28 bytes before it, UInt32 LE
+/// header v2 (40 bytes):  magic | format version (2) | reserved (0) | file id
+///                        | base version UInt64 LE | CRC32C of the 36 bytes before it, UInt32 LE
+/// record:                payload length UInt32 LE | CRC32C(length bytes ++ payload) UInt32 LE
+///                        | payload (an EventCodec-encoded commit)
 /// ```
+///
+/// The *base version* is the version before the file's first commit: 0 for
+/// a journal that starts at version 1 (always written with the v1 header,
+/// so older builds keep reading it), and the compaction point for a
+/// compacted journal (`Store.compact`), whose first commit is a snapshot
+/// with version `base + 1`. v1 headers read as base 0.
 enum JournalFormat {
     static let magic: [UInt8] = Array("CHRNCLJ\0".utf8)
-    /// The format version this build writes and the newest it reads.
-    static let version: UInt16 = 1
+    /// The newest format version this build reads (and writes, for compacted journals).
+    static let version: UInt16 = 2
+    /// The format version of a journal that starts at version 1.
+    static let baseZeroVersion: UInt16 = 1
+    /// The size of a v1 header; see ``headerSize(formatVersion:)``.
     static let headerSize = 32
+    static let versionTwoHeaderSize = 40
+
+    static func headerSize(formatVersion: UInt16) -> Int { formatVersion >= 2 ? versionTwoHeaderSize : headerSize }
     static let frameHeaderSize = 8
     /// The largest payload a record may declare: a damaged length can never
     /// make a reader allocate more than this (nor more than the file holds).
     static let maximumPayload = 1 << 30
 
-    /// A new header with a random file id.
-    static func makeHeader(fileID: UUID = UUID()) -> [UInt8] {
-        var w = BinaryWriter(capacity: headerSize)
+    /// A new header with a random file id: v1 for base version 0, v2 otherwise.
+    static func makeHeader(fileID: UUID = UUID(), baseVersion: UInt64 = 0) -> [UInt8] {
+        var w = BinaryWriter(capacity: versionTwoHeaderSize)
         w.raw(magic)
-        w.fixed16(version)
+        w.fixed16(baseVersion == 0 ? baseZeroVersion : version)
         w.fixed16(0)
         withUnsafeBytes(of: fileID.uuid) { w.raw($0) }
+        if baseVersion != 0 {
+            for shift in stride(from: 0, to: 64, by: 8) { w.raw([UInt8(truncatingIfNeeded: baseVersion >> UInt64(shift))]) }
+        }
         w.fixed32(CRC32C.checksum(w.bytes))
         return w.bytes
     }
 
-    /// Validates a header and returns the file id. `bytes` holds the first
-    /// (up to) `headerSize` bytes of a file of `fileSize` bytes.
-    static func parseHeader(_ bytes: [UInt8], fileSize: Int, url: URL) throws(JournalError) -> UUID {
+    /// What a header says.
+    struct Header {
+        var fileID: UUID
+        var baseVersion: UInt64
+        var size: Int
+    }
+
+    /// Validates a header. `bytes` holds the first (up to)
+    /// `versionTwoHeaderSize` bytes of a file of `fileSize` bytes.
+    static func parseHeader(_ bytes: [UInt8], fileSize: Int, url: URL) throws(JournalError) -> Header {
         guard fileSize > 0 else { throw .emptyFile(url) }
         guard bytes.count >= magic.count, Array(bytes[0..<magic.count]) == magic else { throw .notAJournal(url) }
         guard bytes.count >= magic.count + 2 else {
             throw .damaged(offset: 0, lastGoodVersion: 0, reason: "the header is cut short (\(bytes.count) of \(headerSize) bytes)")
         }
         let found = UInt16(bytes[8]) | UInt16(bytes[9]) << 8
-        guard found == version else {
+        guard found == baseZeroVersion || found == version else {
             if found > version { throw .unsupportedFormatVersion(found: found, supported: version) }
             throw .damaged(offset: 0, lastGoodVersion: 0, reason: "the header names format version \(found), which never existed")
         }
-        guard bytes.count == headerSize else {
-            throw .damaged(offset: 0, lastGoodVersion: 0, reason: "the header is cut short (\(bytes.count) of \(headerSize) bytes)")
+        let size = headerSize(formatVersion: found)
+        guard bytes.count >= size else {
+            throw .damaged(offset: 0, lastGoodVersion: 0, reason: "the header is cut short (\(bytes.count) of \(size) bytes)")
         }
-        let stored = UInt32(bytes[28]) | UInt32(bytes[29]) << 8 | UInt32(bytes[30]) << 16 | UInt32(bytes[31]) << 24
-        guard CRC32C.checksum(Array(bytes[0..<28])) == stored else {
+        func little(_ range: Range<Int>) -> UInt64 {
+            range.reversed().reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) }
+        }
+        let stored = UInt32(little(size - 4..<size))
+        guard CRC32C.checksum(Array(bytes[0..<(size - 4)])) == stored else {
             throw .damaged(offset: 0, lastGoodVersion: 0, reason: "the header checksum does not match")
         }
+        let base = found >= 2 ? little(28..<36) : 0
         let id = bytes[12..<28]
-        return UUID(uuid: (id[12], id[13], id[14], id[15], id[16], id[17], id[18], id[19],
-                           id[20], id[21], id[22], id[23], id[24], id[25], id[26], id[27]))
+        let fileID = UUID(uuid: (id[12], id[13], id[14], id[15], id[16], id[17], id[18], id[19],
+                                 id[20], id[21], id[22], id[23], id[24], id[25], id[26], id[27]))
+        return Header(fileID: fileID, baseVersion: base, size: size)
     }
 
     /// One framed record holding `commit`.

@@ -14,7 +14,9 @@ import Foundation
 /// produce a matching checksum.
 struct JournalScan {
     var fileID: UUID
-    /// `offsets[v - 1]` is where the record of version `v` starts.
+    /// The version before the first commit (0 unless the journal was compacted).
+    var baseVersion: UInt64 = 0
+    /// `offsets[v - 1 - baseVersion]` is where the record of version `v` starts.
     var offsets: [Int]
     /// The end of the last whole commit.
     var end: Int
@@ -25,15 +27,17 @@ struct JournalScan {
     /// - Complexity: O(size of the journal); memory O(number of commits).
     static func scan(_ storage: any JournalStorage, url: URL) throws(JournalError) -> JournalScan {
         let size = try storage.size()
-        let header = try storage.read(count: min(size, JournalFormat.headerSize), at: 0)
-        let fileID = try JournalFormat.parseHeader(header, fileSize: size, url: url)
-        var cursor = RecordCursor(storage: storage, from: JournalFormat.headerSize, to: size)
+        let bytes = try storage.read(count: min(size, JournalFormat.versionTwoHeaderSize), at: 0)
+        let header = try JournalFormat.parseHeader(bytes, fileSize: size, url: url)
+        let fileID = header.fileID
+        let base = header.baseVersion
+        var cursor = RecordCursor(storage: storage, from: header.size, to: size)
         var offsets: [Int] = []
         while true {
-            let lastGood = UInt64(offsets.count)
+            let lastGood = base + UInt64(offsets.count)
             switch try cursor.next() {
             case .end:
-                return JournalScan(fileID: fileID, offsets: offsets, end: size, tornBytes: 0)
+                return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: size, tornBytes: 0)
             case .commit(let commit, let start):
                 guard commit.version == lastGood + 1 else {
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
@@ -47,7 +51,7 @@ struct JournalScan {
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
                                    reason: "\(reason), yet a valid record follows at byte \(next)")
                 }
-                return JournalScan(fileID: fileID, offsets: offsets, end: start, tornBytes: size - start)
+                return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: start, tornBytes: size - start)
             }
         }
     }

@@ -26,14 +26,23 @@ open class ObjectBase: @unchecked Sendable {
     // Safety: `binding` is set at most once (atomically) and is immutable;
     // `unmanagedValues` is only touched under its mutex. Managed reads never
     // touch mutable instance state.
-    let binding = AtomicLazyReference<ObjectBinding>()
+    let binding = OnceReference<ObjectBinding>()
     let unmanagedValues: Locked<ContiguousArray<any _PersistableProperty>>
 
     /// Creates an unmanaged object holding its properties' default values.
     public required init() {
+        if let handle = ConstructionFrame.takeHandleBinding(for: type(of: self)) {
+            // A managed handle: bound from the start, never reads initial values.
+            unmanagedValues = ObjectBase.noValues
+            _ = binding.storeIfNil(handle)
+            return
+        }
         let taken = ConstructionFrame.take()
         unmanagedValues = Locked(taken.values)
     }
+
+    /// The (never used) unmanaged values of every managed handle.
+    private static let noValues = Locked<ContiguousArray<any _PersistableProperty>>([])
 
     /// Whether the object belongs to a store.
     public var isManaged: Bool {
@@ -64,20 +73,44 @@ open class ObjectBase: @unchecked Sendable {
     // MARK: Property access
 
     func readProperty<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
+        // Fast path: a live managed object. No reference count of the table
+        // is touched, and no metadata beyond `V`'s is needed (this function
+        // is generic and, called from user modules, unspecialised: every
+        // type it mentions costs a runtime metadata lookup per call).
+        if let binding = binding.load(), let live = binding.liveTable {
+            let key = binding.liveKey
+            let value = live._withUnsafeGuaranteedRef { table -> PersistedValue? in
+                let property = table.property(forOrdinal: ordinal)
+                guard property >= 0 else { return nil }
+                return table.store.readableRecord(table: table.index, key: key)?.values[property]
+            }
+            if let value {
+                let property = live._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
+                return V._read(value, in: _ReadContext(unmanagedTable: live, key: key, property: property, ordinal: ordinal, frozen: nil))
+            }
+        }
+        return readPropertySlowly(ordinal: ordinal, as: V.self)
+    }
+
+    /// Unmanaged, recording, frozen, computed (linking objects) and deleted objects.
+    @inline(never)
+    private func readPropertySlowly<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
         guard let binding = binding.load() else {
             return unmanagedValues.withLock { $0[ordinal] } as! V
         }
         switch binding.kind {
         case .managed(let table, let key, let frozen):
-            let state = frozen ?? table.store.readableState()
             let property = table.property(forOrdinal: ordinal)
-            if property < 0 {
-                return V._read(.null, in: _ReadContext(table: table, key: key, property: property, ordinal: ordinal, state: state, frozen: frozen))
+            let context = _ReadContext(table: table, key: key, property: property, ordinal: ordinal, frozen: frozen)
+            if property < 0 { return V._read(.null, in: context) }
+            // Look the record up without copying the state (see `readableRecord`).
+            let record = if let frozen { frozen.object(table: table.index, key: key) } else {
+                table.store.readableRecord(table: table.index, key: key)
             }
-            guard let record = state.object(table: table.index, key: key) else {
+            guard let record else {
                 preconditionFailure("Chronicle: reading '\(table.metadata.propertyName(ordinal: ordinal))' of a \(table.metadata.name) that was deleted or is not in this version. Check `isInvalidated` before reading an object another write may delete.")
             }
-            return V._read(record.values[property], in: _ReadContext(table: table, key: key, property: property, ordinal: ordinal, state: state, frozen: frozen))
+            return V._read(record.values[property], in: context)
         case .recording(let recorder, let prefix):
             let name = recorder.record(prefix: prefix, ordinal: ordinal, of: type(of: self))
             if let value = V._recordingValue(_Recording(recorder: recorder, path: name)) { return value }

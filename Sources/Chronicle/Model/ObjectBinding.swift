@@ -7,18 +7,52 @@ final class ObjectBinding: Sendable {
         case recording(KeyPathRecorder, prefix: [String])
     }
     let kind: Kind
-    init(_ kind: Kind) { self.kind = kind }
+    /// For a live (managed, not frozen) binding: its table, unretained —
+    /// `kind` holds the strong reference for as long as this binding lives.
+    /// The property-read fast path goes through it without touching the
+    /// table's reference count (which is slow: the store's binding cache
+    /// references tables weakly, which moves their counts to a side table).
+    let liveTable: Unmanaged<TableBinding>?
+    /// The object key of a live binding.
+    let liveKey: ObjectKey
+
+    init(_ kind: Kind) {
+        self.kind = kind
+        if case .managed(let table, let key, nil) = kind {
+            liveTable = Unmanaged.passUnretained(table)
+            liveKey = key
+        } else {
+            liveTable = nil
+            liveKey = ObjectKey(0)
+        }
+    }
 }
 
 /// The context in which a managed property value is read. Implementation detail.
 public struct _ReadContext {
-    let table: TableBinding
+    /// The table, unretained: a context lives only for the duration of one
+    /// synchronous read, while the object that made it holds the table.
+    let unmanagedTable: Unmanaged<TableBinding>
+    var table: TableBinding { unmanagedTable.takeUnretainedValue() }
     let key: ObjectKey
     /// The property's index in the store's schema (−1 for computed properties).
     let property: Int
     let ordinal: Int
-    let state: StoreState
+    // No `state`: no conversion reads it, and building and destroying one
+    // more state copy per property read cost about a third of the read.
     let frozen: StoreState?
+
+    init(table: TableBinding, key: ObjectKey, property: Int, ordinal: Int, frozen: StoreState?) {
+        self.init(unmanagedTable: Unmanaged.passUnretained(table), key: key, property: property, ordinal: ordinal, frozen: frozen)
+    }
+
+    init(unmanagedTable: Unmanaged<TableBinding>, key: ObjectKey, property: Int, ordinal: Int, frozen: StoreState?) {
+        self.unmanagedTable = unmanagedTable
+        self.key = key
+        self.property = property
+        self.ordinal = ordinal
+        self.frozen = frozen
+    }
 }
 
 /// The context in which a property value is written. Implementation detail.

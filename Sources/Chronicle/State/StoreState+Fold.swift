@@ -23,11 +23,17 @@ extension StoreState {
     /// The same as copying the state, applying each event in order and
     /// setting ``version`` to the commit's. This state is not modified.
     ///
-    /// - Throws: ``FoldError`` if `commit.version` is not `version + 1` or an
+    /// A snapshot commit (the first commit of a compacted journal, see
+    /// ``snapshotCommit(timestamp:)``) applies to the empty state whatever
+    /// its version, and restores the next keys it carries.
+    ///
+    /// - Throws: ``FoldError`` if `commit.version` is not `version + 1` (and
+    ///   the commit is not a snapshot applied to the empty state) or an
     ///   event does not apply.
     /// - Complexity: O(size of the change), independent of the store's size.
     public func applying(_ commit: Commit) throws(FoldError) -> (state: StoreState, changes: ChangeSet) {
-        guard commit.version == version &+ 1 else {
+        let isSnapshot = version == 0 && tables.isEmpty && Self.isSnapshot(commit)
+        guard commit.version == version &+ 1 || isSnapshot else {
             throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
         }
         var next = self
@@ -41,6 +47,7 @@ extension StoreState {
                 throw error
             }
         }
+        if isSnapshot { next.restoreNextKeys(from: commit) }
         next.version = commit.version
         return (next, changes.build(version: commit.version))
     }

@@ -18,9 +18,15 @@ import Synchronization
 public final class Store: Sendable {
     /// How the store was opened.
     public let configuration: Configuration
-    let journal: Journal
-    private let published: Locked<StoreState>
-    private let writer = WriterLock()
+    /// The journal; replaced (under the writer lock) by ``compact(keepingLast:)``.
+    let journalBox: Locked<Journal>
+    /// The journal commits go to now.
+    var journal: Journal { journalBox.withLock { $0 } }
+    /// The last published state, boxed: a read takes the lock only to
+    /// retain the box (one reference count), instead of copying the state
+    /// struct (one per table array, schema and name index).
+    private let published: Locked<PublishedState>
+    let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
     private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
@@ -33,6 +39,7 @@ public final class Store: Sendable {
     ///   ``Configuration/objectTypes`` does not match the journal.
     public init(configuration: Configuration) throws(StoreError) {
         self.configuration = configuration
+        let journal: Journal
         do {
             if let url = configuration.fileURL {
                 journal = try Journal(fileURL: url, durability: configuration.durability)
@@ -42,7 +49,8 @@ public final class Store: Sendable {
         } catch {
             throw .journal(error)
         }
-        published = Locked(try Store.fold(journal))
+        journalBox = Locked(journal)
+        published = Locked(PublishedState(try Store.fold(journal)))
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -56,16 +64,17 @@ public final class Store: Sendable {
         }
     }
 
-    /// Folds every commit of a journal into a state.
-    static func fold(_ journal: Journal) throws(StoreError) -> StoreState {
+    /// Folds every commit of a journal (up to `last`) into a state.
+    static func fold(_ journal: Journal, upTo last: UInt64 = .max) throws(StoreError) -> StoreState {
         var state = StoreState()
         var reader = journal.reader(from: 1)
-        while true {
+        while state.version < last {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
             guard let commit = next else { return state }
             do { state = try state.applying(commit).state } catch { throw .rejected(error) }
         }
+        return state
     }
 
     /// Closes the journal: flushes what it has not yet synced and releases
@@ -103,11 +112,21 @@ public final class Store: Sendable {
         if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
             return transaction.state
         }
-        return published.withLock { $0 }
+        return published.withLock { $0 }.state
+    }
+
+    /// The record of object `key` in `table` as reads see it (this
+    /// thread's write in progress, or the last published state), without
+    /// copying the state: the fast path of a managed property read.
+    func readableRecord(table: Int, key: ObjectKey) -> ObjectRecord? {
+        if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
+            return transaction.state.object(table: table, key: key)
+        }
+        return published.withLock { $0 }.state.object(table: table, key: key)
     }
 
     /// The last published (committed) state.
-    func committedState() -> StoreState { published.withLock { $0 } }
+    func committedState() -> StoreState { published.withLock { $0 }.state }
 
     /// The write in progress on this thread, if any.
     func currentTransaction() -> Transaction? {
@@ -150,9 +169,7 @@ public final class Store: Sendable {
     }
 
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
-        let object = type.init()
-        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
-        return object
+        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
     }
 
     // MARK: Writes
@@ -219,6 +236,9 @@ public final class Store: Sendable {
         let commit = Commit(version: base.version + 1, timestamp: configuration.clock(), label: label,
                             metadata: metadata, events: transaction.events)
         let ticket: DurabilityTicket
+        // The journal this commit goes to: wait for durability on the same
+        // one (compaction may replace it once the writer lock is released).
+        let journal = self.journal
         do {
             ticket = try journal.write(commit)
         } catch {
@@ -229,7 +249,8 @@ public final class Store: Sendable {
         var state = transaction.state
         state.version = commit.version
         let changes = transaction.changes.build(version: commit.version)
-        published.withLock { $0 = state }
+        let box = PublishedState(state)
+        published.withLock { $0 = box }
         finish()
         observers.dispatch(changes, old: base, new: state)
         writer.unlock()
@@ -351,6 +372,12 @@ final class TransactionSlot: @unchecked Sendable {
     // before it publishes itself as owner and after it withdraws; read only
     // by the thread that the owner check identifies as that same thread.
     var transaction: Transaction?
+}
+
+/// An immutable published state, shared by reference.
+final class PublishedState: Sendable {
+    let state: StoreState
+    init(_ state: StoreState) { self.state = state }
 }
 
 struct WeakTableBinding {

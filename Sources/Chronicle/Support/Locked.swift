@@ -17,7 +17,9 @@ import Foundation
 /// ``withLock(_:)``, while `lock` is held, and `Value` is itself `Sendable`.
 final class Locked<Value: Sendable>: @unchecked Sendable {
     private let lock = NSLock()
-    private var value: Value
+    // No dynamic exclusivity checks: `value` is only accessed while `lock`
+    // is held, which already makes every access exclusive.
+    @exclusivity(unchecked) private var value: Value
 
     init(_ value: Value) { self.value = value }
 

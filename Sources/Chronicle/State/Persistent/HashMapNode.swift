@@ -7,10 +7,12 @@
 final class HashMapNode<Key: Hashable, Value> {
     typealias Entry = (key: Key, value: Value)
 
-    var dataMap: UInt64
-    var nodeMap: UInt64
-    var entries: ContiguousArray<Entry>
-    var children: ContiguousArray<HashMapNode<Key, Value>>
+    // No dynamic exclusivity checks: a node is written only while uniquely
+    // referenced (see the type's doc), so no read can overlap a write.
+    @exclusivity(unchecked) var dataMap: UInt64
+    @exclusivity(unchecked) var nodeMap: UInt64
+    @exclusivity(unchecked) var entries: ContiguousArray<Entry>
+    @exclusivity(unchecked) var children: ContiguousArray<HashMapNode<Key, Value>>
 
     init(dataMap: UInt64 = 0, nodeMap: UInt64 = 0, entries: ContiguousArray<Entry> = [],
          children: ContiguousArray<HashMapNode<Key, Value>> = []) {

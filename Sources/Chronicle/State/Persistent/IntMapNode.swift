@@ -5,9 +5,11 @@
 /// `isKnownUniquelyReferenced` first and copies otherwise), so a node that
 /// two maps share is never written again.
 final class IntMapNode<Value> {
-    var bitmap: UInt64
-    var children: ContiguousArray<IntMapNode<Value>>
-    var values: ContiguousArray<Value>
+    // No dynamic exclusivity checks: a node is written only while uniquely
+    // referenced (see the type's doc), so no read can overlap a write.
+    @exclusivity(unchecked) var bitmap: UInt64
+    @exclusivity(unchecked) var children: ContiguousArray<IntMapNode<Value>>
+    @exclusivity(unchecked) var values: ContiguousArray<Value>
 
     init(bitmap: UInt64, children: ContiguousArray<IntMapNode<Value>> = [], values: ContiguousArray<Value> = []) {
         self.bitmap = bitmap

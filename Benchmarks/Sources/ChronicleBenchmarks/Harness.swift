@@ -1,0 +1,240 @@
+import Foundation
+
+/// The side-by-side harness: every workload runs in a child process of this
+/// executable, once per side, so that each child's peak resident memory
+/// (`VmHWM` in `/proc/self/status`, read at the end of the child) belongs to
+/// that workload and side alone. The parent runs the children one after the
+/// other, in the same run, and prints the table.
+///
+/// A child prints one line per figure (`FIGURE\t…`) and one `RSS\t<kB>`
+/// line; everything else it prints goes to stderr and is passed through.
+
+/// Which library a child measures.
+enum Side: String, CaseIterable, Sendable {
+    case chronicle
+    case grdb
+}
+
+/// One measured figure.
+struct Figure: Sendable {
+    enum Unit: String, Sendable {
+        /// Seconds; smaller is better.
+        case seconds = "s"
+        /// Bytes; smaller is better.
+        case bytes = "B"
+        /// A plain count.
+        case count = "n"
+    }
+
+    var name: String
+    var unit: Unit = .seconds
+    var median: Double
+    var p99: Double
+    var note: String = ""
+
+    /// The name the other side's figure is paired with: the part before " #".
+    var pairKey: String { name.components(separatedBy: " #").first ?? name }
+
+    static func times(_ name: String, _ durations: [Duration], note: String = "") -> Figure {
+        Figure(name: name, median: Measure.seconds(Measure.median(durations)),
+               p99: Measure.seconds(Measure.percentile(durations, 0.99)), note: note)
+    }
+
+    static func bytes(_ name: String, _ value: Int, note: String = "") -> Figure {
+        Figure(name: name, unit: .bytes, median: Double(value), p99: Double(value), note: note)
+    }
+
+    static func count(_ name: String, _ value: Int, note: String = "") -> Figure {
+        Figure(name: name, unit: .count, median: Double(value), p99: Double(value), note: note)
+    }
+
+    var line: String {
+        ["FIGURE", name, unit.rawValue, String(median), String(p99), note].joined(separator: "\t")
+    }
+
+    init(name: String, unit: Unit = .seconds, median: Double, p99: Double, note: String = "") {
+        self.name = name
+        self.unit = unit
+        self.median = median
+        self.p99 = p99
+        self.note = note
+    }
+
+    init?(line: Substring) {
+        let parts = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count >= 5, parts[0] == "FIGURE", let unit = Unit(rawValue: parts[2]),
+              let median = Double(parts[3]), let p99 = Double(parts[4]) else { return nil }
+        self.init(name: parts[1], unit: unit, median: median, p99: p99, note: parts.count > 5 ? parts[5] : "")
+    }
+}
+
+/// Sizes and repetitions; `--quick` shrinks everything for a smoke run.
+struct Options: Sendable {
+    var quick = false
+    /// Where children share seeded files (W6 opens what its seed step wrote).
+    var directory: URL
+
+    var warmups: Int { 1 }
+    var runs: Int { quick ? 2 : 5 }
+    /// Runs of the slow workloads (durable commits, opening 1M objects).
+    var slowRuns: Int { quick ? 1 : 3 }
+    var players: Int { quick ? 20_000 : 100_000 }
+    var lookups: Int { quick ? 20_000 : 100_000 }
+    var durableCommits: Int { quick ? 800 : 10_000 }
+    var observedPlayers: Int { 10_000 }
+    var observers: Int { quick ? 200 : 1_000 }
+    var observedCommits: Int { quick ? 100 : 300 }
+    var bigStore: Int { quick ? 100_000 : 1_000_000 }
+    var commitSizes: [Int] { quick ? [10_000, 100_000] : [10_000, 100_000, 1_000_000] }
+}
+
+/// A workload group: one child process per side.
+struct Workload: Sendable {
+    var id: String
+    var summary: String
+    var sides: [Side]
+    /// Runs before the children, in a child of its own (e.g. writing a big store to open).
+    var prepare: (@Sendable (Options) throws -> Void)?
+    var run: @Sendable (Side, Options) throws -> [Figure]
+}
+
+enum ProcessInfoReader {
+    /// A field of `/proc/self/status` in kB (`VmHWM`: peak resident; `VmRSS`: current).
+    static func statusKB(_ field: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "0") ?? 0
+        }
+        return 0
+    }
+
+    /// Total size of the files in `directory` whose names start with `prefix`.
+    static func diskSize(_ directory: URL, prefix: String) -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) }.reduce(0) { total, name in
+            let attributes = try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)
+            return total + ((attributes?[.size] as? Int) ?? 0)
+        }
+    }
+}
+
+enum Harness {
+    /// The child's entry point: `--child <workload> <side>` (or `prepare`).
+    static func runChild(_ workload: Workload, side: String, options: Options) throws {
+        if side == "prepare" {
+            try workload.prepare?(options)
+        } else {
+            guard let side = Side(rawValue: side) else { fatalError("unknown side \(side)") }
+            for figure in try workload.run(side, options) {
+                print(figure.line)
+                fflush(nil)
+            }
+        }
+        print("RSS\t\(ProcessInfoReader.statusKB("VmHWM"))")
+    }
+
+    struct ChildResult {
+        var figures: [Figure] = []
+        var peakKB = 0
+        var seconds = 0.0
+    }
+
+    /// Runs one child process of this executable and collects its figures.
+    static func child(_ arguments: [String]) throws -> ChildResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.standardError
+        let start = ContinuousClock.now
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var result = ChildResult()
+        result.seconds = Measure.seconds(ContinuousClock.now - start)
+        guard process.terminationStatus == 0 else {
+            FileHandle.standardError.write(Data("child \(arguments) exited with \(process.terminationStatus)\n".utf8))
+            exit(1)
+        }
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            if let figure = Figure(line: line) {
+                result.figures.append(figure)
+            } else if line.hasPrefix("RSS\t") {
+                result.peakKB = Int(line.dropFirst(4)) ?? 0
+            } else {
+                print(line)
+            }
+        }
+        return result
+    }
+
+    /// Runs the workloads' children and prints each workload's table.
+    static func runParent(_ workloads: [Workload], options: Options) throws {
+        let started = ContinuousClock.now
+        let common = options.quick ? ["--quick"] : []
+        for workload in workloads {
+            print("\n== \(workload.id): \(workload.summary)")
+            fflush(nil)
+            if workload.prepare != nil {
+                let prepared = try child(["--child", workload.id, "prepare", "--dir", options.directory.path] + common)
+                print(String(format: "   (prepared in %.1f s, peak RSS %.0f MB)", prepared.seconds, Double(prepared.peakKB) / 1024))
+            }
+            var results: [Side: ChildResult] = [:]
+            for side in workload.sides {
+                results[side] = try child(["--child", workload.id, side.rawValue, "--dir", options.directory.path] + common)
+            }
+            printTable(workload, results)
+        }
+        print(String(format: "\nTotal: %.0f s", Measure.seconds(ContinuousClock.now - started)))
+    }
+
+    static func format(_ value: Double, _ unit: Figure.Unit) -> String {
+        if value < 0 { return "n/a" }
+        switch unit {
+        case .seconds:
+            if value >= 1 { return String(format: "%.2f s", value) }
+            if value >= 1e-3 { return String(format: "%.2f ms", value * 1e3) }
+            if value >= 1e-6 { return String(format: "%.2f µs", value * 1e6) }
+            return String(format: "%.0f ns", value * 1e9)
+        case .bytes:
+            if value >= 1_048_576 { return String(format: "%.1f MB", value / 1_048_576) }
+            if value >= 1024 { return String(format: "%.1f kB", value / 1024) }
+            return String(format: "%.0f B", value)
+        case .count:
+            return String(format: "%.0f", value)
+        }
+    }
+
+    static func printTable(_ workload: Workload, _ results: [Side: ChildResult]) {
+        let chronicle = results[.chronicle]?.figures ?? []
+        let grdb = results[.grdb]?.figures ?? []
+        func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
+        let header = pad("figure", 52) + pad("Chronicle p50 / p99", 26) + pad("GRDB p50 / p99", 26) + "GRDB/Chronicle"
+        print(header)
+        var printedGRDB = Set<String>()
+        for figure in chronicle {
+            let peers = grdb.filter { $0.pairKey == figure.name }
+            let mine = format(figure.median, figure.unit) + (figure.unit == .seconds ? " / " + format(figure.p99, figure.unit) : "")
+            if peers.isEmpty {
+                print(pad(figure.name, 52) + pad(mine, 26) + pad("—", 26) + "      " + figure.note)
+            }
+            for peer in peers {
+                printedGRDB.insert(peer.name)
+                let theirs = format(peer.median, peer.unit) + (peer.unit == .seconds ? " / " + format(peer.p99, peer.unit) : "")
+                let ratio = figure.median > 0 && peer.unit != .count ? String(format: "%.2f×", peer.median / figure.median) : "—"
+                let note = [figure.note, peer.note].filter { !$0.isEmpty }.joined(separator: "; ")
+                print(pad(peer.name, 52) + pad(mine, 26) + pad(theirs, 26) + pad(ratio, 8) + note)
+            }
+        }
+        for peer in grdb where !printedGRDB.contains(peer.name) {
+            let theirs = format(peer.median, peer.unit) + (peer.unit == .seconds ? " / " + format(peer.p99, peer.unit) : "")
+            print(pad(peer.name, 52) + pad("—", 26) + pad(theirs, 26) + "        " + peer.note)
+        }
+        let rss = workload.sides.map { side in
+            String(format: "%@ %.0f MB", side == .chronicle ? "Chronicle" : "GRDB", Double(results[side]?.peakKB ?? 0) / 1024)
+        }.joined(separator: ", ")
+        print("peak RSS of the workload's process: " + rss)
+        fflush(nil)
+    }
+}

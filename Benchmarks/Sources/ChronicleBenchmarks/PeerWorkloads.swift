@@ -1,0 +1,415 @@
+import Chronicle
+import Foundation
+import GRDB
+
+/// W1–W4 and W6 of the benchmark issue, each on both sides. (W5, observation,
+/// is in ObservationWorkload.swift.)
+enum PeerWorkloads {
+    // MARK: W1 — insert 100k players in one write
+
+    static let w1 = Workload(
+        id: "W1", summary: "insert 100k players in one durable write (.full / synchronous=FULL)",
+        sides: Side.allCases, prepare: nil
+    ) { side, options in
+        let data = PlayerData.generate(options.players)
+        let root = try freshDirectory(in: options.directory, "w1")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var directory = root
+        func setup() throws {
+            try? FileManager.default.removeItem(at: directory)
+            directory = try freshDirectory(in: root, "run")
+        }
+        var durations: [Duration] = []
+        switch side {
+        case .chronicle:
+            for run in 0..<(options.warmups + options.runs) {
+                try setup()
+                let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .full)
+                let elapsed = try ContinuousClock().measure { try ChronicleSide.insert(data[...], into: store) }
+                if run >= options.warmups { durations.append(elapsed) }
+                precondition(store.objects(Player.self).count == data.count)
+            }
+        case .grdb:
+            for run in 0..<(options.warmups + options.runs) {
+                try setup()
+                let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .full)
+                try GRDBSide.createSchema(pool)
+                let elapsed = try ContinuousClock().measure { try GRDBSide.insert(data[...], into: pool) }
+                if run >= options.warmups { durations.append(elapsed) }
+                let stored = try pool.read { try PlayerRecord.fetchCount($0) }
+                precondition(stored == data.count)
+                try pool.close()
+            }
+        }
+        let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
+        return [
+            .times("W1 insert \(options.players / 1000)k in one write", durations),
+            .bytes("W1 on disk after", ProcessInfoReader.diskSize(directory, prefix: prefix),
+                   note: side == .grdb ? "db + WAL after close" : ""),
+        ]
+    }
+
+    // MARK: W2 — 10k one-property commits
+
+    static let w2 = Workload(
+        id: "W2", summary: "10k one-property commits; durable (.full / FULL) and not synced per commit (.none / NORMAL); 1 and 8 writers",
+        sides: Side.allCases, prepare: nil
+    ) { side, options in
+        let seed = PlayerData.generate(options.observedPlayers)
+        let commits = options.durableCommits
+        let root = try freshDirectory(in: options.directory, "w2")
+        defer { try? FileManager.default.removeItem(at: root) }
+        var figures: [Figure] = []
+        var lastDirectory = root
+        for durable in [true, false] {
+            let tag = durable ? "W2 durable" : "W2b not synced"
+            for writers in [1, 8] {
+                var totals: [Duration] = []
+                var latencies: [Duration] = []
+                for run in 0..<(options.warmups + options.slowRuns) {
+                    let directory = try freshDirectory(in: root, "run")
+                    let measured: (Duration, [Duration])
+                    switch side {
+                    case .chronicle:
+                        measured = try chronicleCommits(directory, seed: seed, commits: commits, writers: writers,
+                                                        durability: durable ? .full : .none)
+                    case .grdb:
+                        measured = try grdbCommits(directory, seed: seed, commits: commits, writers: writers,
+                                                   synchronous: durable ? .full : .normal)
+                    }
+                    if run >= options.warmups {
+                        totals.append(measured.0)
+                        latencies += measured.1
+                    }
+                    if durable && writers == 1 && run == options.warmups + options.slowRuns - 1 {
+                        lastDirectory = directory
+                    } else {
+                        try? FileManager.default.removeItem(at: directory)
+                    }
+                }
+                figures.append(.times("\(tag), \(writers) writer\(writers > 1 ? "s" : ""): \(commits) commits", totals))
+                figures.append(.times("\(tag), \(writers) writer\(writers > 1 ? "s" : ""): one commit", latencies))
+            }
+        }
+        func total(_ name: String) -> Double { figures.first { $0.name.hasPrefix(name) && $0.name.hasSuffix("commits") }!.median }
+        let speedup = total("W2 durable, 1 writer") / total("W2 durable, 8 writers")
+        figures[2].note = String(format: "%@ 8 writers: %.2f× own 1-writer throughput", side == .chronicle ? "Chronicle" : "GRDB", speedup)
+        let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
+        figures.append(.bytes("W2 on disk after (10k players + commits)", ProcessInfoReader.diskSize(lastDirectory, prefix: prefix)))
+        return figures
+    }
+
+    /// Seeds `seed`, then makes `commits` one-property commits from `writers`
+    /// threads. Returns the total time and each commit's latency.
+    static func chronicleCommits(_ directory: URL, seed: [PlayerData], commits: Int, writers: Int,
+                                 durability: Durability) throws -> (Duration, [Duration]) {
+        let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: durability)
+        try ChronicleSide.seed(seed, into: store)
+        let handles = seed.map { store.object(ofType: Player.self, forPrimaryKey: $0.id)! }
+        let versionBefore = store.version
+        let latencies = LatencyBox()
+        let clock = ContinuousClock()
+        let total = clock.measure {
+            runThreads(writers) { writer in
+                var mine: [Duration] = []
+                mine.reserveCapacity(commits / writers)
+                for i in stride(from: writer, to: commits, by: writers) {
+                    let player = handles[(i &* 7919) % handles.count]
+                    let start = clock.now
+                    // Negative: never the value the property holds, so every write commits.
+                    try! store.write { player.score = -1 - i }
+                    mine.append(clock.now - start)
+                }
+                latencies.append(mine)
+            }
+        }
+        precondition(store.version == versionBefore + UInt64(commits))
+        return (total, latencies.values)
+    }
+
+    static func grdbCommits(_ directory: URL, seed: [PlayerData], commits: Int, writers: Int,
+                            synchronous: GRDBSide.Synchronous) throws -> (Duration, [Duration]) {
+        let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: synchronous)
+        try GRDBSide.createSchema(pool)
+        try GRDBSide.seed(seed, into: pool)
+        let latencies = LatencyBox()
+        let clock = ContinuousClock()
+        let count = seed.count
+        let total = clock.measure {
+            runThreads(writers) { writer in
+                var mine: [Duration] = []
+                mine.reserveCapacity(commits / writers)
+                for i in stride(from: writer, to: commits, by: writers) {
+                    let id = (i &* 7919) % count
+                    let start = clock.now
+                    try! pool.write { db in
+                        let statement = try db.cachedStatement(sql: "UPDATE player SET score = ? WHERE id = ?")
+                        statement.setUncheckedArguments([-1 - i, id])
+                        try statement.execute()
+                    }
+                    mine.append(clock.now - start)
+                }
+                latencies.append(mine)
+            }
+        }
+        try pool.close()
+        return (total, latencies.values)
+    }
+
+    // MARK: W3 — queries over 100k players
+
+    static let w3 = Workload(
+        id: "W3", summary: "queries over 100k players: score < 100 (≈10%) count, materialised, sorted by name; indexed team equality",
+        sides: Side.allCases, prepare: nil
+    ) { side, options in
+        let data = PlayerData.generate(options.players)
+        let directory = try freshDirectory(in: options.directory, "w3")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let limit = PlayerData.matchingScore
+        let expected = data.filter { $0.score < limit }.count
+        let team = "team-7"
+        let expectedTeam = data.filter { $0.team == team }.count
+        /// Uses every property of a materialised player, on both sides.
+        func use(_ id: Int, _ name: String, _ team: String, _ score: Int) -> Int { id &+ score &+ name.utf8.count &+ team.utf8.count }
+        var figures: [Figure] = []
+        func measure(_ name: String, _ body: () throws -> Int) throws {
+            var check = 0
+            let durations = try Measure.repeated(warmups: options.warmups, runs: options.runs * 2) { check = try body() }
+            blackHole(check)
+            figures.append(.times(name, durations))
+        }
+        let count = "W3 count where score < 100"
+        let all = "W3 materialise where score < 100, read all fields"
+        let sorted = "W3 … sorted by name, materialise, read all fields"
+        let indexedCount = "W3 count where team == (indexed)"
+        let indexed = "W3 materialise where team == (indexed)"
+        switch side {
+        case .chronicle:
+            let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .none)
+            try ChronicleSide.seed(data, into: store)
+            let predicate = #Predicate<Player> { $0.score < limit }
+            let teamPredicate = #Predicate<Player> { $0.team == team }
+            try measure(count) {
+                let n = store.objects(Player.self).filter(predicate).count
+                precondition(n == expected)
+                return n
+            }
+            try measure(all) {
+                var sum = 0
+                for p in store.objects(Player.self).filter(predicate) { sum &+= use(p.id, p.name, p.team, p.score) }
+                return sum
+            }
+            try measure(sorted) {
+                var sum = 0
+                for p in store.objects(Player.self).filter(predicate).sorted(by: \.name) { sum &+= use(p.id, p.name, p.team, p.score) }
+                return sum
+            }
+            try measure(indexedCount) {
+                let n = store.objects(Player.self).filter(teamPredicate).count
+                precondition(n == expectedTeam)
+                return n
+            }
+            try measure(indexed) {
+                var sum = 0
+                for p in store.objects(Player.self).filter(teamPredicate) { sum &+= use(p.id, p.name, p.team, p.score) }
+                return sum
+            }
+        case .grdb:
+            let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .normal)
+            try GRDBSide.createSchema(pool)
+            try GRDBSide.seed(data, into: pool)
+            try measure(count) {
+                let n = try pool.read { db in
+                    try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM player WHERE score < ?"), arguments: [limit])!
+                }
+                precondition(n == expected)
+                return n
+            }
+            func fetch(_ sql: String, _ argument: any DatabaseValueConvertible) throws -> Int {
+                try pool.read { db in
+                    let players = try PlayerRecord.fetchAll(db.cachedStatement(sql: sql), arguments: [argument])
+                    return players.reduce(0) { $0 &+ use($1.id, $1.name, $1.team, $1.score) }
+                }
+            }
+            try measure(all) { try fetch("SELECT id, name, team, score FROM player WHERE score < ?", limit) }
+            try measure(sorted) { try fetch("SELECT id, name, team, score FROM player WHERE score < ? ORDER BY name", limit) }
+            try measure(indexedCount) {
+                let n = try pool.read { db in
+                    try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM player WHERE team = ?"), arguments: [team])!
+                }
+                precondition(n == expectedTeam)
+                return n
+            }
+            try measure(indexed) { try fetch("SELECT id, name, team, score FROM player WHERE team = ?", team) }
+            try pool.close()
+        }
+        return figures
+    }
+
+    // MARK: W4 — 100k random primary-key lookups
+
+    static let w4 = Workload(
+        id: "W4", summary: "100k random primary-key lookups of 100k players, reading one property",
+        sides: Side.allCases, prepare: nil
+    ) { side, options in
+        let data = PlayerData.generate(options.players)
+        var random = SplitMix64(seed: 7)
+        let keys = (0..<options.lookups).map { _ in Int(random.next() % UInt64(data.count)) }
+        let directory = try freshDirectory(in: options.directory, "w4")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var durations: [Duration] = []
+        let name = "W4 \(options.lookups / 1000)k lookups + read score"
+        switch side {
+        case .chronicle:
+            let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .none)
+            try ChronicleSide.seed(data, into: store)
+            durations = try Measure.repeated(warmups: options.warmups, runs: options.runs) {
+                var sum = 0
+                for key in keys { sum &+= store.object(ofType: Player.self, forPrimaryKey: key)!.score }
+                blackHole(sum)
+            }
+        case .grdb:
+            let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .normal)
+            try GRDBSide.createSchema(pool)
+            try GRDBSide.seed(data, into: pool)
+            durations = try Measure.repeated(warmups: options.warmups, runs: options.runs) {
+                let sum = try pool.read { db in
+                    let statement = try db.cachedStatement(sql: "SELECT score FROM player WHERE id = ?")
+                    var sum = 0
+                    for key in keys { sum &+= try Int.fetchOne(statement, arguments: [key])! }
+                    return sum
+                }
+                blackHole(sum)
+            }
+            try pool.close()
+        }
+        let perLookup = Measure.seconds(Measure.median(durations)) / Double(keys.count)
+        return [.times(name, durations, note: String(format: "%@ %.0f ns a lookup", side == .chronicle ? "Chronicle" : "GRDB", perLookup * 1e9))]
+    }
+
+    // MARK: W6 — open a store of 1M objects
+
+    static func w6Paths(_ options: Options) -> (journal: URL, database: URL) {
+        let directory = options.directory.appendingPathComponent("w6")
+        return (directory.appendingPathComponent("players.journal"), directory.appendingPathComponent("players.sqlite"))
+    }
+
+    static let w6 = Workload(
+        id: "W6", summary: "open a store of 1M players (1M create events / rows): read one object; read all",
+        sides: Side.allCases,
+        prepare: { options in
+            let (journal, database) = w6Paths(options)
+            try FileManager.default.createDirectory(at: journal.deletingLastPathComponent(), withIntermediateDirectories: true)
+            let data = PlayerData.generate(options.bigStore)
+            do {
+                let store = try ChronicleSide.open(journal, durability: .none)
+                try ChronicleSide.seed(data, into: store)
+            }
+            let pool = try GRDBSide.open(database.path, synchronous: .normal)
+            try GRDBSide.createSchema(pool)
+            try GRDBSide.seed(data, into: pool)
+            try pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            try pool.close()
+        }
+    ) { side, options in
+        let (journal, database) = w6Paths(options)
+        let size = options.bigStore
+        let probe = size / 2 + 17
+        var figures: [Figure] = []
+        let label = size >= 1_000_000 ? "\(size / 1_000_000)M" : "\(size / 1000)k"
+        switch side {
+        case .chronicle:
+            var residentAfterOpen = 0
+            let before = ProcessInfoReader.statusKB("VmRSS")
+            let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
+                let store = try ChronicleSide.open(journal, durability: .none)
+                precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+                residentAfterOpen = ProcessInfoReader.statusKB("VmRSS")
+            }
+            figures.append(.times("W6 open \(label) + read one object", one, note: "no checkpoint: folds every event"))
+            let all = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
+                let store = try ChronicleSide.open(journal, durability: .none)
+                var sum = 0
+                for player in store.objects(Player.self) { sum &+= player.score }
+                blackHole(sum)
+            }
+            figures.append(.times("W6 open \(label) + read all", all))
+            if let checkpointed = try openWithCheckpoint(journal, probe: probe, runs: options.slowRuns) {
+                figures.append(.times("W6 open \(label) with a checkpoint + read one object", checkpointed))
+            } else {
+                figures.append(Figure(name: "W6 open \(label) with a checkpoint + read one object", median: -1, p99: -1,
+                                      note: "not measured: checkpoints come with the replay branch (hook: openWithCheckpoint)"))
+            }
+            let resident = (residentAfterOpen - before) * 1024
+            figures.append(.bytes("W6 resident growth with \(label) players open", resident,
+                                  note: String(format: "%.0f B an object", Double(resident) / Double(size))))
+            figures.append(.bytes("W6 journal size", ProcessInfoReader.diskSize(journal.deletingLastPathComponent(), prefix: "players.journal")))
+        case .grdb:
+            let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
+                let pool = try GRDBSide.open(database.path, synchronous: .normal)
+                let score = try pool.read { db in
+                    try Int.fetchOne(db.cachedStatement(sql: "SELECT score FROM player WHERE id = ?"), arguments: [probe])
+                }
+                precondition(score != nil)
+                try pool.close()
+            }
+            figures.append(.times("W6 open \(label) + read one object", one))
+            let all = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
+                let pool = try GRDBSide.open(database.path, synchronous: .normal)
+                let sum = try pool.read { db in
+                    var sum = 0
+                    let rows = try PlayerRecord.fetchCursor(db.cachedStatement(sql: "SELECT id, name, team, score FROM player"))
+                    while let player = try rows.next() { sum &+= player.score }
+                    return sum
+                }
+                blackHole(sum)
+                try pool.close()
+            }
+            figures.append(.times("W6 open \(label) + read all", all))
+            figures.append(.bytes("W6 journal size #database size", ProcessInfoReader.diskSize(database.deletingLastPathComponent(), prefix: "players.sqlite")))
+        }
+        return figures
+    }
+
+    /// CHECKPOINT HOOK. Opens the journal from its newest checkpoint and reads
+    /// one object, `runs` times; returns `nil` while the library has no
+    /// checkpoints (they are being built on the `replay` branch). When they
+    /// land: write a checkpoint in W6's prepare step, open with it here, and
+    /// return the durations — the table then shows the row with its ratio.
+    static func openWithCheckpoint(_ journal: URL, probe: Int, runs: Int) throws -> [Duration]? {
+        nil
+    }
+}
+
+/// Collects per-thread latency arrays.
+final class LatencyBox: @unchecked Sendable {
+    // Safety: guarded by `lock`.
+    private let lock = NSLock()
+    private var collected: [Duration] = []
+    func append(_ values: [Duration]) {
+        lock.lock()
+        collected += values
+        lock.unlock()
+    }
+    var values: [Duration] {
+        lock.lock()
+        defer { lock.unlock() }
+        return collected
+    }
+}
+
+/// Runs `body(index)` on `count` threads and waits for all of them.
+func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    if count == 1 { return body(0) }
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            body(index)
+            group.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    group.wait()
+}

@@ -1,0 +1,90 @@
+import Foundation
+
+extension Store {
+    /// Replaces the journal with a compacted one: a snapshot of the state,
+    /// then the last `keepingLast` commits of history.
+    ///
+    /// The new journal's first commit is a *snapshot commit*: one commit,
+    /// labelled `"compaction"`, that defines every type and creates every
+    /// object as they were at its version (see
+    /// ``StoreState/snapshotCommit(timestamp:)``). It keeps the version
+    /// (and timestamp) of the commit it stands for, so version numbers go on
+    /// from where they were: the journal records its *base version* (the
+    /// version before its first commit) in its header
+    /// (``Journal/baseVersion``). History before the snapshot is dropped;
+    /// ``Journal/reader(from:)`` starts at the snapshot.
+    ///
+    /// With `keepingLast: n`, the snapshot is of the state `n` commits ago
+    /// and those `n` commits follow it unchanged (at most every commit after
+    /// the journal's current first one).
+    ///
+    /// **Atomic.** The new journal is written to a temporary file in the
+    /// same directory, synced, renamed over the journal and the directory
+    /// synced: a crash at any point leaves the old journal or the new one,
+    /// whole, and either opens to the same state. Before renaming, the new
+    /// commits are folded and checked to give the current state.
+    ///
+    /// Writers wait while compaction runs; readers do not. The store keeps
+    /// working afterwards on the new journal. An in-memory store has no file
+    /// to compact: the call does nothing.
+    ///
+    /// - Throws: ``StoreError/journal(_:)`` if writing, syncing or renaming
+    ///   fails (the old journal stays in use unless the rename happened).
+    /// - Complexity: O(number of objects) for the snapshot, plus
+    ///   O(journal) to fold the journal again when `keepingLast > 0`.
+    public func compact(keepingLast: Int = 0) throws {
+        try compact(keepingLast: keepingLast, afterStep: nil)
+    }
+
+    /// ``compact(keepingLast:)`` with a fault-injection seam: `afterStep`
+    /// may throw to stop the replacement after a step, as a crash would.
+    func compact(keepingLast: Int, afterStep: ((JournalReplacementStep) throws(JournalError) -> Void)?) throws {
+        precondition(currentTransaction() == nil, "Chronicle: store.compact() cannot run inside a write on the same store")
+        guard let url = configuration.fileURL else { return }
+        writer.lock()
+        defer { writer.unlock() }
+        let old = journal
+        let current = committedState()
+        let first = old.baseVersion + 1
+        guard current.version >= first else { return }
+        // The first commit of the journal cannot be kept as history: it may
+        // be a snapshot itself, and the new snapshot folds it in anyway.
+        let keep = UInt64(max(0, min(keepingLast, Int(current.version - first))))
+        let snapshotVersion = current.version - keep
+        let base = keep == 0 ? current : try Store.fold(old, upTo: snapshotVersion)
+        var history: [Commit] = []
+        var reader = old.reader(from: snapshotVersion)
+        do {
+            guard let original = try reader.next() else { preconditionFailure("Chronicle: the journal lacks version \(snapshotVersion)") }
+            history.append(base.snapshotCommit(timestamp: original.timestamp))
+            while let commit = try reader.next(), commit.version <= current.version { history.append(commit) }
+        } catch {
+            throw StoreError.journal(error)
+        }
+        // The new journal must fold to exactly the current state.
+        var check = StoreState()
+        for commit in history { check = try check.applying(commit).state }
+        precondition(check.version == current.version && check.isContentEqual(current),
+                     "Chronicle: compaction produced a journal that does not fold to the current state")
+
+        do {
+            try old.sync()
+            try Journal.replaceFile(at: url, baseVersion: snapshotVersion - 1, commits: history, afterStep: afterStep)
+        } catch {
+            // Once renamed, the journal at `url` is the new one: use it even if
+            // a later step failed, or commits would go to the unlinked file.
+            if let found = try? Journal(contentsOf: url), found.fileIdentifier != old.fileIdentifier {
+                try? swapJournal(url: url, old: old)
+            }
+            throw StoreError.journal(error)
+        }
+        try swapJournal(url: url, old: old)
+    }
+
+    private func swapJournal(url: URL, old: Journal) throws {
+        let new: Journal
+        do { new = try Journal(fileURL: url, durability: configuration.durability) } catch { throw StoreError.journal(error) }
+        journalBox.withLock { $0 = new }
+        try? old.close()
+    }
+}
