@@ -50,6 +50,12 @@ public enum JSONLines {
         return JSONValue.object(members).text
     }
 
+    /// A value in the mapping's JSON form, such as `"Ann"`, `42` or `{"link":3}`.
+    public static func encode(_ value: PersistedValue) -> String { json(value).text }
+
+    /// A string as a JSON string literal, quotes and escapes included.
+    public static func quote(_ string: String) -> String { JSONValue.string(string).text }
+
     /// Decodes one line.
     /// - Parameter lineNumber: The line's number, for errors.
     /// - Throws: ``JSONLinesError/syntax(line:column:reason:)`` or ``JSONLinesError/invalidCommit(line:path:reason:)``.
