@@ -63,7 +63,7 @@ public struct ObjectHistoryEntry: Sendable, Hashable {
         case created([PropertyValue])
         /// The commit changed these properties.
         case modified([PropertyValueChange])
-        /// The commit deleted the object, which last held these values.
+        /// The commit deleted the object, which held these values at the version before.
         case deleted([PropertyValue])
     }
 

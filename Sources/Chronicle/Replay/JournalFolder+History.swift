@@ -32,7 +32,7 @@ extension JournalFolder {
     func history(table: Int, key: ObjectKey, through last: UInt64) throws(StoreError) -> [ObjectHistoryEntry] {
         var entries: [ObjectHistoryEntry] = []
         var state = checkpoints?.lastBeforeCreation(table: table, key: key, atOrBefore: last) ?? StoreState()
-        try walk(from: &state, through: last) { commit, _, after, changes in
+        try walk(from: &state, through: last) { commit, before, after, changes in
             func entry(_ change: ObjectHistoryEntry.Change) {
                 entries.append(ObjectHistoryEntry(version: commit.version, timestamp: commit.timestamp, label: commit.label,
                                                   change: change))
@@ -40,7 +40,8 @@ extension JournalFolder {
             let properties = after.schema.indices.contains(table) ? after.schema[table].properties : []
             if changes.isInserted(table: table, key: key), let record = after.object(table: table, key: key) {
                 entry(.created(zip(properties, record.values).map { PropertyValue(name: $0.name, value: $1) }))
-            } else if let record = changes.deletedRecords[TableKey(table: table, key: key)] {
+            } else if changes.isDeleted(table: table, key: key), let record = before.object(table: table, key: key) {
+                // The values it had at the version before (not mid-commit ones).
                 entry(.deleted(zip(properties, record.values).map { PropertyValue(name: $0.name, value: $1) }))
                 return false
             } else if let modification = changes.modification(table: table, key: key) {
