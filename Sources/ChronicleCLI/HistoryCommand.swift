@@ -12,14 +12,15 @@ enum HistoryCommand {
         let keyText = arguments.positional[2]
         let journal = try JournalInput.open(path)
         let (table, key, schema) = try find(journal, path: path, type: typeName, key: keyText)
+        let components = arguments.positional.count == 4 ? arguments.positional[3].split(separator: ".").map(String.init) : []
+        if arguments.positional.count == 4 {
+            guard let first = components.first, schema[table].propertyIndex(named: first) != nil else {
+                throw .usage("\(typeName) has no property \"\(arguments.positional[3])\"")
+            }
+        }
         print("\(typeName)\(key)")
         do {
-            if arguments.positional.count == 4 {
-                let property = arguments.positional[3]
-                let components = property.split(separator: ".").map(String.init)
-                guard let first = components.first, schema[table].propertyIndex(named: first) != nil else {
-                    throw CLIError.usage("\(typeName) has no property \"\(property)\"")
-                }
+            if !components.isEmpty {
                 for entry in try journal.history(table: table, key: key, path: components) {
                     let change = "\(entry.oldValue.map(\.description) ?? "(created)") → \(entry.newValue.map(\.description) ?? "(deleted)")"
                     print("\(prefix(entry.version, entry.timestamp, entry.label))  \(change)")

@@ -14,13 +14,12 @@ enum LogCommand {
         var schema = SchemaTracker()
         var seenType = type == nil
         try JournalInput.forEach(journal, path: path, through: to, what: "reading") { commit in
-            let before = schema.types
-            schema.apply(commit)
+            let tables = schema.tables(of: commit)
             if let type, !seenType { seenType = schema.types.contains { $0.name == type } }
             guard commit.version >= from else { return }
             if let type {
                 guard let table = schema.types.firstIndex(where: { $0.name == type }),
-                      commit.events.contains(where: { Render.table($0, before) == table }) else { return }
+                      tables.contains(table) else { return }
             }
             print(line(commit, schema: schema.types))
         }

@@ -111,12 +111,22 @@ struct SchemaTracker {
     private(set) var types: [TypeSchema] = []
 
     mutating func apply(_ commit: Commit) {
-        for event in commit.events {
-            switch event {
-            case .defineType(let type): types.append(type)
-            case .addProperty(let table, let property) where types.indices.contains(table): types[table].properties.append(property)
-            default: break
-            }
+        for event in commit.events { apply(event) }
+    }
+
+    mutating func apply(_ event: Event) {
+        switch event {
+        case .defineType(let type): types.append(type)
+        case .addProperty(let table, let property) where types.indices.contains(table): types[table].properties.append(property)
+        default: break
+        }
+    }
+
+    /// Applies a commit's events one by one, returning the table each concerns.
+    mutating func tables(of commit: Commit) -> [Int?] {
+        commit.events.map { event in
+            defer { apply(event) }
+            return Render.table(event, types)
         }
     }
 }

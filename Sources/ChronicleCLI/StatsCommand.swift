@@ -15,15 +15,14 @@ enum StatsCommand {
         var byKind: [String: Int] = [:], byType: [String: Int] = [:]
         var first: Date?, last: Date?
         try JournalInput.forEach(journal, path: path, what: "counting") { commit in
-            let before = schema.types
-            schema.apply(commit)
+            let tables = schema.tables(of: commit)
             events += commit.events.count
             if commit.label != nil { labelled += 1 }
             first = first ?? commit.timestamp
             last = commit.timestamp
-            for event in commit.events {
+            for (event, table) in zip(commit.events, tables) {
                 byKind[Render.kind(event), default: 0] += 1
-                if let table = Render.table(event, before) { byType[Render.typeName(schema.types, table), default: 0] += 1 }
+                if let table { byType[Render.typeName(schema.types, table), default: 0] += 1 }
             }
         }
         print("file      \(path)")
