@@ -3,9 +3,7 @@ import Chronicle
 /// `chronicle diff`: what changed between two versions.
 enum DiffCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: [], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["diff"]!) }
-        try arguments.expect(3...3)
+        guard let arguments = try Arguments.parse(words, command: "diff", positional: 3...3) else { return }
         let path = arguments.positional[0]
         let from = try arguments.version(at: 1, "V1")
         let to = try arguments.version(at: 2, "V2")

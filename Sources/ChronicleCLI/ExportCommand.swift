@@ -4,9 +4,7 @@ import Foundation
 /// `chronicle export --jsonl`: the commits as JSON Lines on standard output.
 enum ExportCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: ["from", "to"], flags: ["jsonl"])
-        if arguments.flags.contains("help") { return print(Usage.commands["export"]!) }
-        try arguments.expect(1...1)
+        guard let arguments = try Arguments.parse(words, command: "export", options: ["from", "to"], flags: ["jsonl"], positional: 1...1) else { return }
         guard arguments.flags.contains("jsonl") else { throw .usage("name the format: --jsonl") }
         let path = arguments.positional[0]
         let journal = try JournalInput.open(path)

@@ -4,9 +4,7 @@ import Foundation
 /// `chronicle history`: the history of one object or one of its properties.
 enum HistoryCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: [], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["history"]!) }
-        try arguments.expect(3...4)
+        guard let arguments = try Arguments.parse(words, command: "history", positional: 3...4) else { return }
         let path = arguments.positional[0]
         let typeName = arguments.positional[1]
         let keyText = arguments.positional[2]
@@ -38,12 +36,8 @@ enum HistoryCommand {
                     }
                 }
             }
-        } catch let error as CLIError {
-            throw error
-        } catch let error as StoreError {
-            throw CLIError.from(error, path: path)
         } catch {
-            throw .failed("\(error)")
+            throw CLIError.from(error, path: path)
         }
     }
 

@@ -4,9 +4,7 @@ import Foundation
 /// `chronicle import`: a new journal from JSON Lines.
 enum ImportCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: [], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["import"]!) }
-        try arguments.expect(2...2)
+        guard let arguments = try Arguments.parse(words, command: "import", positional: 2...2) else { return }
         let input = arguments.positional[0]
         let output = arguments.positional[1]
         guard FileManager.default.fileExists(atPath: input) else { throw .missingFile("\(input): no such file") }

@@ -3,9 +3,7 @@ import Chronicle
 /// `chronicle log`: one line per commit.
 enum LogCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: ["from", "to", "type"], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["log"]!) }
-        try arguments.expect(1...1)
+        guard let arguments = try Arguments.parse(words, command: "log", options: ["from", "to", "type"], positional: 1...1) else { return }
         let path = arguments.positional[0]
         let journal = try JournalInput.open(path)
         let from = try arguments.version("from") ?? 1

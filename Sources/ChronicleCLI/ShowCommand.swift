@@ -3,9 +3,7 @@ import Chronicle
 /// `chronicle show`: one commit in full.
 enum ShowCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: [], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["show"]!) }
-        try arguments.expect(2...2)
+        guard let arguments = try Arguments.parse(words, command: "show", positional: 2...2) else { return }
         let path = arguments.positional[0]
         let version = try arguments.version(at: 1, "V")
         let journal = try JournalInput.open(path)

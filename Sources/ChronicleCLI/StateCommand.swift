@@ -3,9 +3,7 @@ import Chronicle
 /// `chronicle state`: the objects at a version, as tables or JSON.
 enum StateCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: ["at", "type"], flags: ["json"])
-        if arguments.flags.contains("help") { return print(Usage.commands["state"]!) }
-        try arguments.expect(1...1)
+        guard let arguments = try Arguments.parse(words, command: "state", options: ["at", "type"], flags: ["json"], positional: 1...1) else { return }
         let path = arguments.positional[0]
         let journal = try JournalInput.open(path)
         let version = try arguments.version("at") ?? journal.lastVersion

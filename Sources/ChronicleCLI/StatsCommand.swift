@@ -4,9 +4,7 @@ import Foundation
 /// `chronicle stats`: counts and sizes.
 enum StatsCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: [], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["stats"]!) }
-        try arguments.expect(1...1)
+        guard let arguments = try Arguments.parse(words, command: "stats", positional: 1...1) else { return }
         let path = arguments.positional[0]
         let journal = try JournalInput.open(path)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0

@@ -4,9 +4,7 @@ import Foundation
 /// `chronicle verify`: checks every record and the fold.
 enum VerifyCommand {
     static func run(_ words: [String]) throws(CLIError) {
-        let arguments = try Arguments(words, options: [], flags: [])
-        if arguments.flags.contains("help") { return print(Usage.commands["verify"]!) }
-        try arguments.expect(1...1)
+        guard let arguments = try Arguments.parse(words, command: "verify", positional: 1...1) else { return }
         let path = arguments.positional[0]
         let journal: Journal
         do {
