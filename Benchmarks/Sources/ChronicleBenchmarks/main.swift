@@ -1,7 +1,7 @@
 // Chronicle's benchmarks, side by side with GRDB. Build in release:
 //   swift run -c release --package-path Benchmarks ChronicleBenchmarks [--quick] [group...]
 // With no group, every side-by-side and Chronicle-only group runs (not
-// `journal`, which runs only when named). Each group runs in child processes
+// `journal` or `replay`, which run in process and only when named). Each group runs in child processes
 // of this executable, one per side (see Harness.swift).
 import Foundation
 
@@ -33,9 +33,10 @@ if arguments.contains("-h") || arguments.contains("--help") {
     print("usage: ChronicleBenchmarks [--quick] [group...]\ngroups:")
     for workload in workloads { print("  \(workload.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(workload.summary)") }
     print("  journal      (only when named) journal append/read throughput, in process")
+    print("  replay       (only when named) open a 1M-event journal with/without a checkpoint; frozen(at:)")
     exit(0)
 }
-let known = Set(workloads.map(\.id) + ["journal"])
+let known = Set(workloads.map(\.id) + ["journal", "replay"])
 let unknown = arguments.filter { !known.contains($0) }
 guard unknown.isEmpty else {
     print("unknown benchmark group(s): \(unknown.joined(separator: ", ")); known: \(known.sorted().joined(separator: ", "))")
@@ -49,9 +50,16 @@ options.directory = root
 print("Chronicle vs GRDB 7.10.0 — \(options.quick ? "quick smoke run" : "full run"), release build, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("p50 / p99: per operation where a figure is one operation, otherwise over the runs (\(options.runs) runs after \(options.warmups) warm-up; slow workloads \(options.slowRuns)).")
 print("GRDB/Chronicle above 1 means Chronicle is faster (or smaller).")
+let inProcess = ["journal", "replay"]
 let selected = workloads.filter { arguments.isEmpty || arguments.contains($0.id) }
-try Harness.runParent(selected, options: options)
+if arguments.isEmpty || !arguments.allSatisfy(inProcess.contains) {
+    try Harness.runParent(selected, options: options)
+}
 if arguments.contains("journal") {
     print("\n== journal")
     try JournalBenchmarks.run()
+}
+if arguments.contains("replay") {
+    print("\n== replay")
+    try ReplayBenchmarks.run()
 }

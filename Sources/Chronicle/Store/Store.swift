@@ -25,12 +25,14 @@ public final class Store: Sendable {
     /// The last published state, boxed: a read takes the lock only to
     /// retain the box (one reference count), instead of copying the state
     /// struct (one per table array, schema and name index).
-    private let published: Locked<PublishedState>
+    let published: Locked<PublishedState>
     let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
     private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
     let observers = ObserverRegistry()
+    /// Folded states kept to reach old versions quickly (see Replay/).
+    let checkpoints: CheckpointIndex
 
     /// Opens the store: opens (or creates) the journal and folds it.
     ///
@@ -50,7 +52,8 @@ public final class Store: Sendable {
             throw .journal(error)
         }
         journalBox = Locked(journal)
-        published = Locked(PublishedState(try Store.fold(journal)))
+        checkpoints = CheckpointIndex(policy: configuration.checkpoints)
+        published = Locked(PublishedState(try Store.open(journal, checkpoints: checkpoints)))
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -251,6 +254,7 @@ public final class Store: Sendable {
         let changes = transaction.changes.build(version: commit.version)
         let box = PublishedState(state)
         published.withLock { $0 = box }
+        checkpoints.didFold(state, events: commit.events.count)
         finish()
         observers.dispatch(changes, old: base, new: state)
         writer.unlock()
