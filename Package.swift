@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Chronicle", targets: ["Chronicle"]),
+        .executable(name: "chronicle", targets: ["ChronicleCLI"]),
     ],
     targets: [
         .target(
@@ -17,6 +18,19 @@ let package = Package(
             dependencies: ["Chronicle"],
             path: "Examples/DoggoDB"
         ),
+        // Inspects journals from the command line: log, show, state, history, diff, verify, export, stats.
+        // (Named ChronicleCLI, not chronicle: on a case-insensitive file system
+        // Sources/chronicle and Sources/Chronicle would be one folder.)
+        .executableTarget(
+            name: "ChronicleCLI",
+            dependencies: ["Chronicle"],
+            path: "Sources/ChronicleCLI"
+        ),
+        .executableTarget(
+            name: "TimeTravel",
+            dependencies: ["Chronicle"],
+            path: "Examples/TimeTravel"
+        ),
         // Appends to a journal until killed; the crash test launches it.
         .executableTarget(
             name: "ChronicleCrashChild",
@@ -25,7 +39,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ChronicleTests",
-            dependencies: ["Chronicle", "ChronicleCrashChild"],
+            dependencies: ["Chronicle", "ChronicleCrashChild", "ChronicleCLI"],
             path: "Tests/ChronicleTests"
         ),
     ],

@@ -16,6 +16,8 @@ extension Store {
         public var objectTypes: [ObjectBase.Type]?
         /// The clock that timestamps commits; tests inject a fixed one.
         public var clock: @Sendable () -> Date
+        /// When the store keeps checkpoints, in memory and next to the journal.
+        public var checkpoints: CheckpointPolicy = .default
 
         /// A store whose journal is the file at `fileURL`.
         public init(fileURL: URL, durability: Durability = .full, objectTypes: [ObjectBase.Type]? = nil,

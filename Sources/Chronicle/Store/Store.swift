@@ -19,12 +19,14 @@ public final class Store: Sendable {
     /// How the store was opened.
     public let configuration: Configuration
     let journal: Journal
-    private let published: Locked<StoreState>
-    private let writer = WriterLock()
+    let published: Locked<StoreState>
+    let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
     private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
     let observers = ObserverRegistry()
+    /// Folded states kept to reach old versions quickly (see Replay/).
+    let checkpoints: CheckpointIndex
 
     /// Opens the store: opens (or creates) the journal and folds it.
     ///
@@ -42,7 +44,8 @@ public final class Store: Sendable {
         } catch {
             throw .journal(error)
         }
-        published = Locked(try Store.fold(journal))
+        checkpoints = CheckpointIndex(policy: configuration.checkpoints)
+        published = Locked(try Store.open(journal, checkpoints: checkpoints))
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -230,6 +233,7 @@ public final class Store: Sendable {
         state.version = commit.version
         let changes = transaction.changes.build(version: commit.version)
         published.withLock { $0 = state }
+        checkpoints.didFold(state, events: commit.events.count)
         finish()
         observers.dispatch(changes, old: base, new: state)
         writer.unlock()

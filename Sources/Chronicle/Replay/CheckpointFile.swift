@@ -1,0 +1,184 @@
+import Foundation
+
+/// The checkpoint file: one folded state, cached next to its journal.
+///
+/// Layout (integers little-endian; the body uses the journal's binary codec):
+///
+/// ```
+/// magic "CHRNCKPT" · format u16 · journal file id (16 bytes) · version u64
+/// · fingerprint u32 (CRC32C of the encoded commit at `version`)
+/// · body: type count; per type: its TypeSchema and next key; then per
+///         type: object count, and per object: key and one value per property
+/// · CRC32C u32 of everything before it
+/// ```
+///
+/// A file is used only when its checksum holds, its file id is the
+/// journal's, its version is in the journal, the journal's commit at that
+/// version has the recorded fingerprint, and its state passes the fold's
+/// own checks. Anything else is ignored (and the file rewritten later).
+enum CheckpointFile {
+    static let magic = Array("CHRNCKPT".utf8)
+    static let formatVersion: UInt16 = 1
+
+    /// Why a checkpoint file was not used.
+    enum Rejection: Error, Equatable, CustomStringConvertible {
+        case unreadable(String)
+        case checksum
+        case format(String)
+        case otherJournal
+        case beyondJournal(version: UInt64, journalVersion: UInt64)
+        case fingerprint(version: UInt64)
+        case invalidState(String)
+
+        /// Whether the file could not be read at all (usually: there is none yet).
+        var isMissingFile: Bool { if case .unreadable = self { true } else { false } }
+
+        var description: String {
+            switch self {
+            case .unreadable(let why): "cannot read it: \(why)"
+            case .checksum: "its checksum does not match its contents"
+            case .format(let why): "it is malformed: \(why)"
+            case .otherJournal: "it belongs to another journal (file identifiers differ)"
+            case let .beyondJournal(version, journalVersion): "it is at version \(version), beyond the journal's \(journalVersion)"
+            case .fingerprint(let version): "the journal's commit \(version) is not the one it was made from"
+            case .invalidState(let why): "its state is invalid: \(why)"
+            }
+        }
+    }
+
+    /// The checkpoint file of the journal at `journalURL`.
+    static func url(for journalURL: URL) -> URL {
+        journalURL.deletingLastPathComponent().appendingPathComponent(journalURL.lastPathComponent + ".checkpoint")
+    }
+
+    /// The fingerprint of a commit: the CRC32C of its encoding.
+    static func fingerprint(_ commit: Commit) -> UInt32 { CRC32C.checksum(EventCodec.encode(commit)) }
+
+    // MARK: Writing
+
+    /// The bytes of a checkpoint of `state`, whose version's commit is `commit`.
+    /// - Complexity: O(size of the state).
+    static func encode(_ state: StoreState, journalID: UUID, commit: Commit) -> [UInt8] {
+        var w = BinaryWriter(capacity: 1 << 16)
+        w.raw(magic)
+        w.fixed16(formatVersion)
+        w.raw(withUnsafeBytes(of: journalID.uuid) { Array($0) })
+        w.fixed64(state.version)
+        w.fixed32(fingerprint(commit))
+        w.varint(state.schema.count)
+        for (table, type) in state.schema.enumerated() {
+            EventCodec.encode(type, into: &w)
+            w.signed(state.nextKey(table: table).rawValue)
+        }
+        for table in state.schema.indices {
+            w.varint(state.count(table: table))
+            for (key, record) in state.objects(table: table) {
+                w.signed(key.rawValue)
+                for value in record.values { EventCodec.encode(value, into: &w) }
+            }
+        }
+        w.fixed32(CRC32C.checksum(w.bytes))
+        return w.bytes
+    }
+
+    /// Writes a checkpoint of `state` next to the journal, atomically (a
+    /// temporary file renamed over the old one). Best effort: a cache.
+    static func write(_ state: StoreState, journal: Journal) throws {
+        guard let journalURL = journal.fileURL, state.version > 0 else { return }
+        var reader = journal.reader(from: state.version)
+        guard let commit = try reader.next() else { return }
+        let bytes = encode(state, journalID: journal.fileIdentifier, commit: commit)
+        try Data(bytes).write(to: url(for: journalURL), options: .atomic)
+    }
+
+    // MARK: Reading
+
+    /// The state in the checkpoint file of `journal`, or why it cannot be used.
+    static func load(for journal: Journal) -> Result<StoreState, Rejection> {
+        guard let journalURL = journal.fileURL else { return .failure(.unreadable("the journal is in memory")) }
+        let data: Data
+        do { data = try Data(contentsOf: url(for: journalURL)) } catch {
+            return .failure(.unreadable("\(error.localizedDescription)"))
+        }
+        return decode(Array(data), journal: journal)
+    }
+
+    /// Checks and decodes checkpoint bytes against `journal`.
+    static func decode(_ bytes: [UInt8], journal: Journal) -> Result<StoreState, Rejection> {
+        let headerSize = magic.count + 2 + 16 + 8 + 4
+        guard bytes.count >= headerSize + 4 else { return .failure(.format("only \(bytes.count) bytes")) }
+        let stored = bytes[(bytes.count - 4)...].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian
+        let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count - 4)])) }
+        guard stored == computed else { return .failure(.checksum) }
+        return bytes.withUnsafeBytes { raw -> Result<StoreState, Rejection> in
+            var r = BinaryReader(UnsafeRawBufferPointer(rebasing: raw[..<(bytes.count - 4)]))
+            do throws(Rejection) {
+                return .success(try decode(&r, journal: journal))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    private static func decode(_ r: inout BinaryReader, journal: Journal) throws(Rejection) -> StoreState {
+        let journalID: UUID, version: UInt64, fingerprint: UInt32
+        do throws(BinaryReader.Malformed) {
+            guard Array(try r.bytes(magic.count)) == magic else { throw r.fail("not a checkpoint file") }
+            let format = try r.bytes(2)
+            guard format[0] == UInt8(formatVersion & 0xFF), format[1] == UInt8(formatVersion >> 8) else {
+                throw r.fail("unknown checkpoint format")
+            }
+            let id = Array(try r.bytes(16))
+            journalID = UUID(uuid: (id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
+                                    id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))
+            version = try r.fixed64()
+            fingerprint = try r.fixed32()
+        } catch {
+            throw .format("\(error)")
+        }
+        guard journalID == journal.fileIdentifier else { throw .otherJournal }
+        guard version > 0, version <= journal.lastVersion else {
+            throw .beyondJournal(version: version, journalVersion: journal.lastVersion)
+        }
+        var reader = journal.reader(from: version)
+        do {
+            guard let commit = try reader.next(), self.fingerprint(commit) == fingerprint else {
+                throw Rejection.fingerprint(version: version)
+            }
+        } catch let rejection as Rejection {
+            throw rejection
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        var state = StoreState()
+        do {
+            let typeCount = try r.count(limit: r.remaining)
+            var types: [TypeSchema] = []
+            var nextKeys: [Int64] = []
+            for _ in 0..<typeCount {
+                types.append(try EventCodec.decodeSchema(&r))
+                nextKeys.append(try r.signed())
+            }
+            try state.restoreSchema(types)
+            for (table, nextKey) in nextKeys.enumerated() { try state.restoreNextKey(nextKey, table: table) }
+            for (table, type) in types.enumerated() {
+                let count = try r.count(limit: r.remaining)
+                for _ in 0..<count {
+                    let key = ObjectKey(try r.signed())
+                    var values = ContiguousArray<PersistedValue>()
+                    values.reserveCapacity(type.properties.count)
+                    for _ in type.properties { values.append(try EventCodec.decodeValue(&r)) }
+                    try state.restoreObject(table: table, key: key, values: values)
+                }
+            }
+            guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the state") }
+            try state.checkRestored()
+        } catch let reason as FoldError.Reason {
+            throw .invalidState("\(reason)")
+        } catch {
+            throw .format("\(error)")
+        }
+        state.version = version
+        return state
+    }
+}

@@ -1,0 +1,43 @@
+extension Store {
+    /// When a store keeps checkpoints: folded states it can start from
+    /// instead of folding the journal from the beginning.
+    ///
+    /// Checkpoints are caches. In memory, a checkpoint is a retained
+    /// ``StoreState`` (cheap: states share structure). On disk, it is a file
+    /// next to the journal (`<journal>.checkpoint`) holding one encoded state;
+    /// deleting it loses nothing, and one that fails its checksum or does not
+    /// match the journal is ignored and rebuilt, never trusted.
+    ///
+    /// Reaching an old version (``Store/frozen(at:)-(UInt64)``) costs a fold of at most
+    /// about ``interval`` events from the nearest checkpoint; opening a large
+    /// journal loads the checkpoint file and folds only the commits after it.
+    public struct CheckpointPolicy: Sendable, Hashable {
+        /// Events folded between two in-memory checkpoints. A checkpoint is
+        /// taken after the first commit that reaches the interval.
+        public var interval: Int
+        /// The most in-memory checkpoints kept. When there would be more,
+        /// every other one is dropped and the interval doubles, so memory stays
+        /// bounded while the cost of reaching a version grows slowly.
+        public var maximumInMemory: Int
+        /// Whether a file store keeps a checkpoint file next to its journal.
+        public var usesFile: Bool
+        /// How many events opening a store must fold beyond the checkpoint
+        /// file (or from the start, without one) before it writes a new
+        /// checkpoint file. ``Store/writeCheckpoint()`` writes one at any time.
+        public var fileThreshold: Int
+
+        /// A policy; the defaults suit journals of up to tens of millions of events.
+        public init(interval: Int = 4096, maximumInMemory: Int = 512, usesFile: Bool = true, fileThreshold: Int = 100_000) {
+            self.interval = max(1, interval)
+            self.maximumInMemory = max(2, maximumInMemory)
+            self.usesFile = usesFile
+            self.fileThreshold = max(0, fileThreshold)
+        }
+
+        /// The default policy.
+        public static var `default`: CheckpointPolicy { CheckpointPolicy() }
+
+        /// No checkpoint file; in-memory checkpoints only.
+        public static var inMemoryOnly: CheckpointPolicy { CheckpointPolicy(usesFile: false) }
+    }
+}

@@ -1,0 +1,60 @@
+extension Store {
+    /// Every commit that changed one property of `object`: version, time,
+    /// label, old value and new value — its creation and deletion included.
+    ///
+    /// ```swift
+    /// for entry in try store.history(of: person, keyPath: \.firstName) {
+    ///     print(entry.version, entry.label ?? "", entry.oldValue ?? "∅", "→", entry.newValue ?? "∅")
+    /// }
+    /// ```
+    ///
+    /// A key path through links (`\.address.city`) follows them at every
+    /// version, so a change of the linked object counts too. Values are
+    /// ``PersistedValue``s, readable without the app's classes.
+    ///
+    /// - Precondition: `object` is managed by this store, and `keyPath` reads a persisted property.
+    /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read.
+    /// - Complexity: a fold of the commits from the checkpoint before the
+    ///   object was created up to its deletion (or the current version).
+    public func history<Root: ObjectBase, Value>(of object: Root, keyPath: KeyPath<Root, Value>) throws(StoreError) -> [PropertyHistoryEntry] {
+        let (table, key) = locate(object)
+        let recorded: RecordedKeyPath
+        do { recorded = try KeyPathMapping.record(keyPath) } catch {
+            preconditionFailure("Chronicle: cannot list the history of \(keyPath): \(error)")
+        }
+        return try folder.history(table: table, key: key, path: recorded.path, through: committedState().version)
+    }
+
+    /// Every commit that created, changed or deleted `object`, with the
+    /// properties it changed (old → new).
+    ///
+    /// - Precondition: `object` is managed by this store.
+    /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read.
+    /// - Complexity: as ``history(of:keyPath:)``.
+    public func history(of object: ObjectBase) throws(StoreError) -> [ObjectHistoryEntry] {
+        let (table, key) = locate(object)
+        return try folder.history(table: table, key: key, through: committedState().version)
+    }
+
+    /// The objects inserted, deleted and changed (old → new) between two
+    /// versions. `from` may be later than `to`: the diff then undoes.
+    ///
+    /// - Throws: ``StoreError/versionOutOfRange(requested:available:)`` for a
+    ///   version the store does not have.
+    /// - Complexity: a fold from the checkpoint nearest the earlier version
+    ///   to the later one, plus O(objects touched in between).
+    public func diff(from: UInt64, to: UInt64) throws(StoreError) -> StoreDiff {
+        let current = committedState().version
+        for version in [from, to] where version > current {
+            throw .versionOutOfRange(requested: version, available: 0...current)
+        }
+        return try folder.diff(from: from, to: to)
+    }
+
+    private func locate(_ object: ObjectBase) -> (table: Int, key: ObjectKey) {
+        guard let location = object.location, location.table.store === self else {
+            preconditionFailure("Chronicle: history needs an object managed by this store; add it first")
+        }
+        return (location.table.index, location.key)
+    }
+}

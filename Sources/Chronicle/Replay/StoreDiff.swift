@@ -1,0 +1,53 @@
+/// An object as it was at one version, with its values by name.
+public struct ObjectSnapshot: Sendable, Hashable {
+    /// The name of the object's type.
+    public let typeName: String
+    /// The type's table index in the journal.
+    public let table: Int
+    /// The object's key.
+    public let key: ObjectKey
+    /// The object's primary-key value, if its type has a primary key.
+    public let primaryKey: PersistedValue?
+    /// Every property and its value, in schema order.
+    public let values: [PropertyValue]
+}
+
+/// The changed properties of an object that exists at both versions of a ``StoreDiff``.
+public struct ObjectDiff: Sendable, Hashable {
+    /// The name of the object's type.
+    public let typeName: String
+    /// The type's table index in the journal.
+    public let table: Int
+    /// The object's key.
+    public let key: ObjectKey
+    /// The object's primary-key value, if its type has a primary key.
+    public let primaryKey: PersistedValue?
+    /// The properties whose values differ, old → new, in schema order.
+    public let changes: [PropertyValueChange]
+}
+
+/// What differs between two versions of a journal: objects inserted,
+/// deleted and changed. Made by ``Store/diff(from:to:)``.
+///
+/// Only the end points count: an object created and deleted in between
+/// appears nowhere, and a property changed and changed back is not listed.
+/// Lists are ordered by table, then key.
+public struct StoreDiff: Sendable, Hashable {
+    /// The version compared from.
+    public let from: UInt64
+    /// The version compared to.
+    public let to: UInt64
+    /// Objects that exist at ``to`` and not at ``from``, as they are at ``to``.
+    public let inserted: [ObjectSnapshot]
+    /// Objects that exist at ``from`` and not at ``to``, as they were at ``from``.
+    public let deleted: [ObjectSnapshot]
+    /// Objects that exist at both and whose values differ.
+    public let modified: [ObjectDiff]
+    /// The ``Event/defineType(_:)`` and ``Event/addProperty(table:_:)`` events
+    /// committed between the two versions. A property added in between is
+    /// listed here, not as a change of every object.
+    public let schemaChanges: [Event]
+
+    /// Whether nothing differs.
+    public var isEmpty: Bool { inserted.isEmpty && deleted.isEmpty && modified.isEmpty && schemaChanges.isEmpty }
+}

@@ -1,0 +1,65 @@
+/// Rebuilding a state from its stored parts (a checkpoint file): the schema,
+/// the objects and the next keys. Indexes and backlinks are derived, so they
+/// are recomputed, and the result is checked like the fold checks events.
+extension StoreState {
+    /// Defines every type of a checkpoint at once (types may link to types
+    /// defined after them once properties were added), then checks them.
+    mutating func restoreSchema(_ types: [TypeSchema]) throws(Reason) {
+        for type in types {
+            guard tableIndexByName[type.name] == nil else { throw .duplicateType(type.name) }
+            define(type)
+        }
+        for type in types {
+            try checkProperties(type.properties, ofType: type.name, embedded: type.isEmbedded)
+        }
+    }
+
+    /// Sets the next key of `table`; it may only grow.
+    mutating func restoreNextKey(_ nextKey: Int64, table: Int) throws(Reason) {
+        guard tables.indices.contains(table) else { throw .noSuchTable(table) }
+        guard nextKey >= tables[table].nextKey else { throw .invalidKey(ObjectKey(nextKey)) }
+        tables[table].nextKey = nextKey
+    }
+
+    /// Inserts an object without checking its values (see ``checkRestored()``),
+    /// keeping the indexes and backlinks in step.
+    mutating func restoreObject(table: Int, key: ObjectKey, values: ContiguousArray<PersistedValue>) throws(Reason) {
+        guard tables.indices.contains(table) else { throw .noSuchTable(table) }
+        let properties = schema[table].properties
+        guard values.count == properties.count else { throw .valueCount(expected: properties.count, actual: values.count) }
+        guard key.rawValue >= 0, key.rawValue < tables[table].nextKey else { throw .invalidKey(key) }
+        guard !tables[table].objects.contains(key.rawValue) else { throw .keyInUse(table: table, key: key) }
+        let record = ObjectRecord(values: values)
+        if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {
+            throw .duplicatePrimaryKey(values[primaryKey], existing: other)
+        }
+        tables[table].objects[key.rawValue] = record
+        tables[table].index(key, record)
+        for (property, schema) in properties.enumerated() where schema.type == .object {
+            guard let target = linkTable(schema) else { throw .undefinedType(schema.objectType ?? "") }
+            let link = Backlink(table: table, key: key, property: property)
+            for targetKey in values[property].linkedKeys { tables[target].addBacklink(link, to: targetKey) }
+        }
+    }
+
+    /// Checks a restored state as the fold would have: every value fits its
+    /// property and links to a live object, and embedded objects have
+    /// at most one owner. O(size of the state).
+    func checkRestored() throws(Reason) {
+        for (table, type) in schema.enumerated() {
+            for (key, record) in tables[table].objects {
+                for (property, schema) in type.properties.enumerated() {
+                    try check(record.values[property], fits: schema)
+                }
+                if type.isEmbedded {
+                    let owners = tables[table].backlinks[key]?.count ?? 0
+                    guard owners <= 1 else { throw .embeddedObjectAlreadyOwned(table: table, key: ObjectKey(key)) }
+                }
+            }
+            // Every link target must be a live object.
+            for (target, _) in tables[table].backlinks where !tables[table].objects.contains(target) {
+                throw .danglingLink(table: table, key: ObjectKey(target))
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Chronicle
+
+/// `chronicle log`: one line per commit.
+enum LogCommand {
+    static func run(_ words: [String]) throws(CLIError) {
+        let arguments = try Arguments(words, options: ["from", "to", "type"], flags: [])
+        if arguments.flags.contains("help") { return print(Usage.commands["log"]!) }
+        try arguments.expect(1...1)
+        let path = arguments.positional[0]
+        let journal = try JournalInput.open(path)
+        let from = try arguments.version("from") ?? 1
+        let to = try arguments.version("to")
+        let type = arguments.options["type"]
+        var schema = SchemaTracker()
+        var seenType = type == nil
+        try JournalInput.forEach(journal, path: path, through: to, what: "reading") { commit in
+            let tables = schema.tables(of: commit)
+            if let type, !seenType { seenType = schema.types.contains { $0.name == type } }
+            guard commit.version >= from else { return }
+            if let type {
+                guard let table = schema.types.firstIndex(where: { $0.name == type }),
+                      tables.contains(table) else { return }
+            }
+            print(line(commit, schema: schema.types))
+        }
+        if let type, !seenType { throw .usage("the journal has no type \"\(type)\"") }
+    }
+
+    /// `   3  2026-…Z  label  summary`
+    static func line(_ commit: Commit, schema: [TypeSchema]) -> String {
+        let shown = commit.events.prefix(3).map { Render.summary($0, schema) }
+        var summary = shown.joined(separator: ", ")
+        if commit.events.count > shown.count { summary += ", … (\(commit.events.count) events)" }
+        if commit.events.isEmpty { summary = "(no events)" }
+        let version = String(commit.version)
+        let padded = String(repeating: " ", count: max(0, 5 - version.count)) + version
+        return "\(padded)  \(Render.time(commit.timestamp))  \(commit.label.map { JSONLines.quote($0) } ?? "-")  \(summary)"
+    }
+}

@@ -1,0 +1,36 @@
+import Chronicle
+
+/// `chronicle show`: one commit in full.
+enum ShowCommand {
+    static func run(_ words: [String]) throws(CLIError) {
+        let arguments = try Arguments(words, options: [], flags: [])
+        if arguments.flags.contains("help") { return print(Usage.commands["show"]!) }
+        try arguments.expect(2...2)
+        let path = arguments.positional[0]
+        let version = try arguments.version(at: 1, "V")
+        let journal = try JournalInput.open(path)
+        guard version >= 1 else { throw .usage("versions start at 1") }
+        try JournalInput.check(version, journal, path: path)
+        var schema = SchemaTracker()
+        try JournalInput.forEach(journal, path: path, through: version, what: "reading") { commit in
+            guard commit.version == version else { return schema.apply(commit) }
+            print("version   \(commit.version)")
+            print("time      \(Render.time(commit.timestamp))")
+            print("label     \(commit.label.map { JSONLines.quote($0) } ?? "-")")
+            if commit.metadata.isEmpty {
+                print("metadata  -")
+            } else {
+                for (index, key) in commit.metadata.keys.sorted().enumerated() {
+                    print("\(index == 0 ? "metadata" : "        ")  \(key): \(JSONLines.quote(commit.metadata[key]!))")
+                }
+            }
+            print("events    \(commit.events.count)")
+            var tracker = schema
+            for (index, event) in commit.events.enumerated() {
+                // Schema events of this commit name what follows them.
+                tracker.apply(Commit(version: 0, timestamp: commit.timestamp, events: [event]))
+                print("  [\(index)] \(Render.detail(event, tracker.types))")
+            }
+        }
+    }
+}

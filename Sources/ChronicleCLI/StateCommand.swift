@@ -1,0 +1,68 @@
+import Chronicle
+
+/// `chronicle state`: the objects at a version, as tables or JSON.
+enum StateCommand {
+    static func run(_ words: [String]) throws(CLIError) {
+        let arguments = try Arguments(words, options: ["at", "type"], flags: ["json"])
+        if arguments.flags.contains("help") { return print(Usage.commands["state"]!) }
+        try arguments.expect(1...1)
+        let path = arguments.positional[0]
+        let journal = try JournalInput.open(path)
+        let version = try arguments.version("at") ?? journal.lastVersion
+        let state = try JournalInput.state(journal, path: path, at: version)
+        var tables = Array(state.schema.indices)
+        if let type = arguments.options["type"] {
+            guard let table = state.tableIndex(named: type) else { throw .usage("version \(version) has no type \"\(type)\"") }
+            tables = [table]
+        }
+        if arguments.flags.contains("json") {
+            printJSON(state, tables)
+        } else {
+            printTables(state, tables)
+        }
+    }
+
+    static func printTables(_ state: StoreState, _ tables: [Int]) {
+        print("version \(state.version)")
+        for table in tables {
+            let type = state.schema[table]
+            let count = state.count(table: table)
+            print("\n\(type.name)\(type.isEmbedded ? " (embedded)" : "") — \(count) object\(count == 1 ? "" : "s")")
+            guard count > 0 else { continue }
+            var rows = [["key"] + type.properties.map(\.name)]
+            for (key, record) in state.objects(table: table) {
+                rows.append([key.description] + record.values.map(\.description))
+            }
+            let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
+            for row in rows {
+                let cells = zip(row, widths).map { $0 + String(repeating: " ", count: $1 - $0.count) }
+                print("  " + cells.joined(separator: "  ").trimmingTrailingSpaces())
+            }
+        }
+    }
+
+    static func printJSON(_ state: StoreState, _ tables: [Int]) {
+        print("{\"version\":\(state.version),\"types\":{")
+        for (position, table) in tables.enumerated() {
+            let type = state.schema[table]
+            print("\(JSONLines.quote(type.name)):[")
+            let objects = Array(state.objects(table: table))
+            for (index, (key, record)) in objects.enumerated() {
+                let members = ["\"#key\":\(key.rawValue)"] + zip(type.properties, record.values).map {
+                    "\(JSONLines.quote($0.name)):\(JSONLines.encode($1))"
+                }
+                print("{" + members.joined(separator: ",") + "}" + (index < objects.count - 1 ? "," : ""))
+            }
+            print("]" + (position < tables.count - 1 ? "," : ""))
+        }
+        print("}}")
+    }
+}
+
+extension String {
+    func trimmingTrailingSpaces() -> String {
+        var text = self
+        while text.last == " " { text.removeLast() }
+        return text
+    }
+}
