@@ -18,8 +18,9 @@ enum JournalFormat {
     /// make a reader allocate more than this (nor more than the file holds).
     static let maximumPayload = 1 << 30
 
-    /// A new header with a random file id.
-    static func makeHeader(fileID: UUID = UUID()) -> [UInt8] {
+    /// A new header with a random file id (from the task's UUID generator,
+    /// if a test installed one: seeded runs write identical files).
+    static func makeHeader(fileID: UUID = IdentifierGeneration.makeUUID()) -> [UInt8] {
         var w = BinaryWriter(capacity: headerSize)
         w.raw(magic)
         w.fixed16(version)
