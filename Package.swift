@@ -53,7 +53,8 @@ let package = Package(
         .testTarget(
             name: "ChronicleTestingTests",
             dependencies: ["Chronicle", "ChronicleTesting"],
-            path: "Tests/ChronicleTestingTests"
+            path: "Tests/ChronicleTestingTests",
+            exclude: ["__Snapshots__"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -90,8 +90,12 @@ struct SnapshotDifference: CustomStringConvertible {
     /// `nil` when the texts are equal.
     init?(expected: String, actual: String) {
         guard expected != actual else { return nil }
-        let old = expected.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
-        let new = actual.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        func lines(_ text: String) -> [String] {
+            let body = text.hasSuffix("\n") ? text.dropLast() : Substring(text)
+            return body.isEmpty ? [] : body.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        let old = lines(expected), new = lines(actual)
+        // Equal lines but unequal texts: only the final newline differs.
         let index = (0..<min(old.count, new.count)).first { old[$0] != new[$0] } ?? min(old.count, new.count)
         line = index + 1
         self.expected = old.indices.contains(index) ? old[index] : nil

@@ -14,9 +14,11 @@ import Testing
 ///
 /// The probe owns the stream's iteration: a task started by the initializer
 /// reads every element into a buffer, so nothing is lost between waits and
-/// no iterator is dropped when a wait times out. Because elements are read
-/// as they come, a probe sees each commit's change separately where a slow
-/// consumer of the same stream would see them coalesced.
+/// no iterator is dropped when a wait times out. The stream's own rules
+/// still apply: commits made before the probe reads the first of them may
+/// coalesce into one change (object streams) or one update (collection
+/// streams), so await each change before making the next commit when a test
+/// counts them.
 ///
 /// Works with any stream that does not throw: ``Chronicle/ObjectChanges``
 /// (objects and projections), ``Chronicle/CollectionChanges`` (results,

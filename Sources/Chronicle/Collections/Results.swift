@@ -62,7 +62,7 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     }
 
     func element(table: TableBinding, key: ObjectKey) -> Element {
-        let object = table.metadata.type.init()
+        let object = ConstructionFrame.makeInternal(table.metadata.type)
         _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
         return Element._project(object)
     }

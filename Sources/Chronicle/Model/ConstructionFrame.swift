@@ -20,6 +20,8 @@ final class ConstructionFrame {
     var options: ContiguousArray<PersistedOptions> = []
     /// The options of the last object taken, for schema discovery.
     var lastTakenOptions: ContiguousArray<PersistedOptions> = []
+    /// Whether Chronicle itself is making the instance (see ``makeInternal(_:)``).
+    var isInternal = false
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -51,6 +53,22 @@ final class ConstructionFrame {
         frame.options.append(options)
         return frame.pending.count - 1
     }
+
+    /// An instance Chronicle makes for itself — a managed handle, a schema
+    /// prototype, a key-path recorder — whose `@Persisted` initial values are
+    /// never read. Their `UUID` and ``ObjectId`` defaults are zero instead of
+    /// drawing from the task's identifier generators, so reading objects
+    /// never changes which identifiers a seeded test gets.
+    static func makeInternal<T: ObjectBase>(_ type: T.Type) -> T {
+        let frame = current
+        let outer = frame.isInternal
+        frame.isInternal = true
+        defer { frame.isInternal = outer }
+        return type.init()
+    }
+
+    /// Whether the instance being initialised on this thread is Chronicle's own.
+    static var isMakingInternalInstance: Bool { current.isInternal }
 
     /// Takes every value registered since the last take.
     static func take() -> (values: ContiguousArray<any _PersistableProperty>, options: ContiguousArray<PersistedOptions>) {

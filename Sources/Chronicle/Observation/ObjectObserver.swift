@@ -55,7 +55,7 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
 extension Store {
     /// The managed handle of dynamic type `type`.
     func handle(_ type: ObjectBase.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> ObjectBase {
-        let object = type.init()
+        let object = ConstructionFrame.makeInternal(type)
         _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
         return object
     }

@@ -153,7 +153,7 @@ public final class Store: Sendable {
     }
 
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
-        let object = type.init()
+        let object = ConstructionFrame.makeInternal(type)
         _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: frozen)))
         return object
     }
