@@ -6,6 +6,7 @@ import Foundation
 
 let groups: [(name: String, summary: String, run: () throws -> Void)] = [
     ("journal", "append and read commits: .none, .full with 1 and 8 committers, read back", JournalBenchmarks.run),
+    ("replay", "open a 1M-event journal with and without a checkpoint; frozen(at:) random versions", ReplayBenchmarks.run),
 ]
 
 let requested = Array(CommandLine.arguments.dropFirst())

@@ -18,6 +18,12 @@ extension Store {
         /// The most in-memory checkpoints kept. When there would be more,
         /// every other one is dropped and the interval doubles, so memory stays
         /// bounded while the cost of reaching a version grows slowly.
+        ///
+        /// Each checkpoint keeps the nodes and records the commits after it
+        /// replaced: with random updates spread over a large store that can
+        /// approach the size of the store itself (see the measurements in
+        /// <doc:DebuggingWithTheJournal>), so raise this for faster time
+        /// travel only where memory allows.
         public var maximumInMemory: Int
         /// Whether a file store keeps a checkpoint file next to its journal.
         public var usesFile: Bool
@@ -26,8 +32,9 @@ extension Store {
         /// checkpoint file. ``Store/writeCheckpoint()`` writes one at any time.
         public var fileThreshold: Int
 
-        /// A policy; the defaults suit journals of up to tens of millions of events.
-        public init(interval: Int = 4096, maximumInMemory: Int = 512, usesFile: Bool = true, fileThreshold: Int = 100_000) {
+        /// A policy. The defaults keep memory modest; journals beyond about
+        /// `interval × maximumInMemory` events get sparser checkpoints.
+        public init(interval: Int = 4096, maximumInMemory: Int = 64, usesFile: Bool = true, fileThreshold: Int = 100_000) {
             self.interval = max(1, interval)
             self.maximumInMemory = max(2, maximumInMemory)
             self.usesFile = usesFile

@@ -57,7 +57,9 @@ public enum JSONLines {
     public static func quote(_ string: String) -> String { JSONValue.string(string).text }
 
     /// Decodes one line.
-    /// - Parameter lineNumber: The line's number, for errors.
+    /// - Parameters:
+    ///   - line: One line of JSON, without its newline.
+    ///   - lineNumber: The line's number, for errors.
     /// - Throws: ``JSONLinesError/syntax(line:column:reason:)`` or ``JSONLinesError/invalidCommit(line:path:reason:)``.
     public static func decode(_ line: String, lineNumber: Int = 1) throws(JSONLinesError) -> Commit {
         try decode(Array(line.utf8), lineNumber: lineNumber)
