@@ -26,17 +26,17 @@ public final class SeededIdentifiers: Sendable {
     public let seed: UInt64
     /// The time written into generated ``ObjectId``s.
     public let timestamp: Date
-    private let state: Lock<(uuids: SplitMix64, counter: UInt32)>
+    private let state: Lock<(uuids: SeededRandomNumberGenerator, counter: UInt32)>
     private let objectIdRandom: [UInt8]
 
     /// Sequences derived from `seed`; ObjectIds carry `timestamp`.
     public init(seed: UInt64 = 0, timestamp: Date = TestClock.defaultStart) {
         self.seed = seed
         self.timestamp = timestamp
-        var random = SplitMix64(seed: seed ^ 0x0B1E_C71D_0B1E_C71D)
+        var random = SeededRandomNumberGenerator(seed: seed ^ 0x0B1E_C71D_0B1E_C71D)
         let bytes = random.next()
         objectIdRandom = (0..<5).map { UInt8(truncatingIfNeeded: bytes >> (8 * UInt64($0))) }
-        state = Lock((SplitMix64(seed: seed), 0))
+        state = Lock((SeededRandomNumberGenerator(seed: seed), 0))
     }
 
     /// The next UUID of the sequence.
