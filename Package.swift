@@ -6,12 +6,20 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18)],
     products: [
         .library(name: "Chronicle", targets: ["Chronicle"]),
+        .library(name: "ChronicleTesting", targets: ["ChronicleTesting"]),
         .executable(name: "chronicle", targets: ["ChronicleCLI"]),
     ],
     targets: [
         .target(
             name: "Chronicle",
             path: "Sources/Chronicle"
+        ),
+        // Test support for Swift Testing: fresh stores, deterministic ids and
+        // clocks, commit and change-stream expectations, journal snapshots.
+        .target(
+            name: "ChronicleTesting",
+            dependencies: ["Chronicle"],
+            path: "Sources/ChronicleTesting"
         ),
         .executableTarget(
             name: "DoggoDB",
@@ -39,8 +47,14 @@ let package = Package(
         ),
         .testTarget(
             name: "ChronicleTests",
-            dependencies: ["Chronicle", "ChronicleCrashChild", "ChronicleCLI"],
+            dependencies: ["Chronicle", "ChronicleTesting", "ChronicleCrashChild", "ChronicleCLI"],
             path: "Tests/ChronicleTests"
+        ),
+        .testTarget(
+            name: "ChronicleTestingTests",
+            dependencies: ["Chronicle", "ChronicleTesting"],
+            path: "Tests/ChronicleTestingTests",
+            exclude: ["__Snapshots__"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,5 @@
 import Foundation
+import ChronicleTesting
 import Observation
 import Testing
 @testable import Chronicle
@@ -24,33 +25,32 @@ struct ObservationTests {
     // The seeds' "React to Changes to a Class Projection", with `store` for `realm`.
     @Test func seedProjectionListenerFiresForFirstNameOnly() async throws {
         let (store, jason) = try ProjectionTests.seeded()
-        let received = Locked<[String]>([])
+        let received = StreamProbe<String>()
         let projectedPerson = store.objects(PersonProjection.self).first(where: { $0.firstName == "Jason" })!
         let token = projectedPerson.observe(keyPaths: ["firstName"], { change in
             switch change {
             case .change(let object, let properties):
                 for property in properties {
-                    received.withLock { $0.append("Property '\(property.name)' of object \(object.firstName) changed to '\(property.newValue!)'") }
+                    received.record("Property '\(property.name)' of object \(object.firstName) changed to '\(property.newValue!)'")
                 }
             case .error(let error):
-                received.withLock { $0.append("An error occurred: \(error)") }
+                received.record("An error occurred: \(error)")
             case .deleted:
-                received.withLock { $0.append("The object was deleted.") }
+                received.record("The object was deleted.")
             }
         })
         // Not projected, or not the observed key path: no notification.
         try store.write { jason.lastName = "Smith" }
         try store.write { jason.friends.append(Person()) }
+        await received.expectNoChange()
         // Now update to trigger the notification
         try store.write {
             projectedPerson.firstName = "David"
         }
-        #expect(await Self.eventually { received.withLock { $0.count } == 1 })
+        #expect(await received.next()?.hasSuffix("changed to 'David'") == true)
         // (Waiting first: changes the callback has not consumed yet coalesce.)
         try store.write { jason.firstName = "Jay" }   // directly on the base object
-        #expect(await Self.eventually { received.withLock { $0.count } == 2 })
-        let lines = received.withLock { $0 }
-        #expect(lines.count == 2 && lines[0].hasSuffix("changed to 'David'") && lines[1].hasSuffix("changed to 'Jay'"))
+        #expect(await received.next()?.hasSuffix("changed to 'Jay'") == true)
         token.invalidate()
     }
 
@@ -68,15 +68,16 @@ struct ObservationTests {
         #expect(byString.subscription.observer.buffer.pendingCount == 1)
     }
 
-    @Test func noKeyPathsObservesEveryOwnPropertyButNotNestedOnes() async throws {
-        let store = try scratchStore()
+    @Test(.freshStore) func noKeyPathsObservesEveryOwnPropertyButNotNestedOnes() async throws {
+        let store = TestStore.current
         let person = Person(), friend = Person()
         person.friends.append(friend)
         person.address = Address()
         try store.write { store.add(person) }
-        var all = person.changes().makeAsyncIterator()
+        let all = StreamProbe(person.changes())
         try store.write { friend.firstName = "nested" }      // a friend's property: not own
         try store.write { person.address?.city = "Oslo" }    // embedded object's property: not own
+        await all.expectNoChange()
         try store.write { person.lastName = "own" }
         #expect(Self.names(await all.next()) == ["lastName"])
     }
@@ -212,16 +213,16 @@ struct ObservationTests {
         #expect(buffer.pendingCount == 2, "one pending change per property, however many commits")
     }
 
-    @Test func deletionEndsTheStreamAfterDeleted() async throws {
-        let store = try scratchStore()
+    @Test(.freshStore) func deletionEndsTheStreamAfterDeleted() async throws {
+        let store = TestStore.current
         let person = Person()
         try store.write { store.add(person) }
-        var iterator = person.changes().makeAsyncIterator()
+        let probe = StreamProbe(person.changes())
         try store.write { person.firstName = "last words" }
+        #expect(Self.names(await probe.next()) == ["firstName"])
         try store.write { store.delete(person) }
-        #expect(Self.names(await iterator.next()) == ["firstName"])
-        guard case .deleted? = await iterator.next() else { Issue.record("expected .deleted"); return }
-        #expect(await iterator.next() == nil)
+        guard case .deleted? = await probe.next() else { Issue.record("expected .deleted"); return }
+        await probe.expectFinished()
     }
 
     @Test func aStreamRegisteredBeforeACommitSeesIt() async throws {
@@ -365,43 +366,42 @@ struct ObservationBridgeTests {
     @Test func withObservationTrackingSeesCommitsToPropertiesItRead() async throws {
         let (store, jason) = try ProjectionTests.seeded()
         let observed = Observed(PersonProjection(projecting: jason))
-        let fired = Locked(0)
+        let fired = StreamProbe<String>()
         withObservationTracking {
             _ = observed.firstName
         } onChange: {
-            fired.withLock { $0 += 1 }
+            fired.record("firstName")
         }
         try store.write { jason.lastName = "not read" }
         try store.write { jason.address?.city = "not read either" }
-        try await Task.sleep(for: .milliseconds(50))
-        #expect(fired.withLock { $0 } == 0)
+        await fired.expectNoChange()
         try store.write { jason.firstName = "David" }
-        #expect(await ObservationTests.eventually { fired.withLock { $0 } == 1 })
+        #expect(await fired.next() == "firstName")
         #expect(observed.firstName == "David")
     }
 
     @Test func nestedValuesAreTrackedThroughProjections() async throws {
         let (store, jason) = try ProjectionTests.seeded()
         let observed = Observed(PersonProjection(projecting: jason))
-        let fired = Locked(0)
+        let fired = StreamProbe<String>()
         withObservationTracking {
             _ = observed.homeCity          // \Person.address?.city
         } onChange: {
-            fired.withLock { $0 += 1 }
+            fired.record("homeCity")
         }
         try store.write { jason.address?.city = "Bergen" }
-        #expect(await ObservationTests.eventually { fired.withLock { $0 } == 1 })
+        #expect(await fired.next() == "homeCity")
         #expect(observed.homeCity == "Bergen")
     }
 
-    @Test func objectsTrackTheirOwnProperties() async throws {
-        let store = try scratchStore()
+    @Test(.freshStore) func objectsTrackTheirOwnProperties() async throws {
+        let store = TestStore.current
         let counter = Counter()
         try store.write { store.add(counter) }
         let observed = Observed(counter)
-        let fired = Locked(0)
-        withObservationTracking { _ = observed.value } onChange: { fired.withLock { $0 += 1 } }
+        let fired = StreamProbe<Int>()
+        withObservationTracking { _ = observed.value } onChange: { fired.record(1) }
         try store.write { counter.value = 1 }
-        #expect(await ObservationTests.eventually { fired.withLock { $0 } == 1 })
+        #expect(await fired.next() == 1)
     }
 }

@@ -1,3 +1,4 @@
+import ChronicleTesting
 import Foundation
 @testable import Chronicle
 

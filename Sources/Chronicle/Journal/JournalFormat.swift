@@ -32,8 +32,10 @@ enum JournalFormat {
     /// make a reader allocate more than this (nor more than the file holds).
     static let maximumPayload = 1 << 30
 
-    /// A new header with a random file id: v1 for base version 0, v2 otherwise.
-    static func makeHeader(fileID: UUID = UUID(), baseVersion: UInt64 = 0) -> [UInt8] {
+    /// A new header with a random file id (from the task's UUID generator, if
+    /// a test installed one, so seeded runs write identical files): v1 for
+    /// base version 0, v2 otherwise.
+    static func makeHeader(fileID: UUID = IdentifierGeneration.makeUUID(), baseVersion: UInt64 = 0) -> [UInt8] {
         var w = BinaryWriter(capacity: versionTwoHeaderSize)
         w.raw(magic)
         w.fixed16(baseVersion == 0 ? baseZeroVersion : version)

@@ -86,7 +86,7 @@ final class ClassMetadata: Sendable {
 
     private static func discover(_ type: ObjectBase.Type) throws(SchemaError) -> ClassMetadata {
         let name = typeName(type)
-        let prototype = type.init()
+        let prototype = ConstructionFrame.makeInternal(type)
         let options = ConstructionFrame.current.lastTakenOptions
         let count = prototype.unmanagedValues.withLock { $0.count }
 

@@ -27,6 +27,8 @@ final class ConstructionFrame {
     var handleBinding: ObjectBinding?
     var handleType: ObjectIdentifier?
     var handleOrdinals = 0
+    /// Whether Chronicle itself is making the instance (see ``makeInternal(_:)``).
+    var isInternal = false
 
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -88,6 +90,26 @@ final class ConstructionFrame {
         frame.handleType = nil
         frame.handleOrdinals = 0
         return binding
+    }
+    /// An instance Chronicle makes for itself — a managed handle, a schema
+    /// prototype, a key-path recorder — whose `@Persisted` initial values are
+    /// never read. Their `UUID` and ``ObjectId`` defaults are zero instead of
+    /// drawing from the task's identifier generators, so reading objects
+    /// never changes which identifiers a seeded test gets.
+    static func makeInternal<T: ObjectBase>(_ type: T.Type) -> T {
+        let frame = current
+        let outer = frame.isInternal
+        frame.isInternal = true
+        defer { frame.isInternal = outer }
+        return type.init()
+    }
+
+    /// Whether the instance being initialised on this thread is Chronicle's
+    /// own: a managed handle (``makeHandle(_:binding:)``) or an instance from
+    /// ``makeInternal(_:)``.
+    static var isMakingInternalInstance: Bool {
+        let frame = current
+        return frame.isInternal || frame.handleBinding != nil
     }
 
     /// Takes every value registered since the last take.

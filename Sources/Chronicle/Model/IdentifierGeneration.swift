@@ -20,7 +20,8 @@ public enum IdentifierGeneration {
     static func makeUUID() -> UUID { uuid.make?() ?? UUID() }
 
     /// Runs `body` with `generator` supplying the default values of
-    /// `@Persisted` `UUID` properties created by the current task.
+    /// `@Persisted` `UUID` properties created by the current task (and the
+    /// file identifier of a journal it creates).
     public static func withUUIDGenerator<R>(_ generator: @escaping @Sendable () -> UUID, _ body: () throws -> R) rethrows -> R {
         try $uuid.withValue(Generator(make: generator), operation: body)
     }

@@ -77,7 +77,7 @@ enum KeyPathMapping {
     }
 
     static func makeRecordingInstance(_ type: ObjectBase.Type, recorder: KeyPathRecorder, prefix: [String]) -> ObjectBase {
-        let instance = type.init()
+        let instance = ConstructionFrame.makeInternal(type)
         _ = instance.binding.storeIfNil(ObjectBinding(.recording(recorder, prefix: prefix)))
         return instance
     }

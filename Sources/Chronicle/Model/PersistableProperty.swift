@@ -128,7 +128,9 @@ extension UUID: _PrimitivePersistable {
     public static var _zero: UUID { UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)) }
     /// A new identifier, as `UUID()` makes (or the test generator installed
     /// with ``IdentifierGeneration/withUUIDGenerator(_:_:)``).
-    public static func _makeDefault() -> UUID { IdentifierGeneration.makeUUID() }
+    public static func _makeDefault() -> UUID {
+        ConstructionFrame.isMakingInternalInstance ? _zero : IdentifierGeneration.makeUUID()
+    }
 }
 
 extension URL: _PrimitivePersistable {
@@ -161,7 +163,9 @@ extension ObjectId: _PrimitivePersistable {
     public static var _zero: ObjectId { ObjectId() }
     /// A new identifier from ``ObjectId/generate()``, so that a
     /// `@Persisted(primaryKey: true) var _id: ObjectId` is unique by default.
-    public static func _makeDefault() -> ObjectId { ObjectId.generate() }
+    public static func _makeDefault() -> ObjectId {
+        ConstructionFrame.isMakingInternalInstance ? _zero : ObjectId.generate()
+    }
 }
 
 extension Float: _PrimitivePersistable {

@@ -1,0 +1,69 @@
+import Chronicle
+
+/// Renders tables, objects, properties and values with the names a
+/// journal's schema gives them: `Person#1`, `firstName`, `"Ann"`, `Dog#3`.
+struct SchemaNames {
+    let schema: [TypeSchema]
+
+    func typeName(_ table: Int) -> String {
+        schema.indices.contains(table) ? schema[table].name : "table\(table)"
+    }
+
+    /// `Person#1`: the type name and the object key.
+    func object(_ table: Int, _ key: ObjectKey) -> String { "\(typeName(table))\(key)" }
+
+    func property(_ table: Int, _ index: Int) -> PropertySchema? {
+        guard schema.indices.contains(table), schema[table].properties.indices.contains(index) else { return nil }
+        return schema[table].properties[index]
+    }
+
+    /// `Person#1.firstName`.
+    func path(_ table: Int, _ key: ObjectKey, _ property: Int) -> String {
+        "\(object(table, key)).\(self.property(table, property)?.name ?? "property\(property)")"
+    }
+
+    /// A value as Swift code would print it, links as `Type#key`.
+    func value(_ value: PersistedValue, of property: PropertySchema?) -> String {
+        switch value {
+        case .link(let key): "\(property?.objectType ?? "")\(key)"
+        case .list(let elements): "[" + elements.map { self.value($0, of: property) }.joined(separator: ", ") + "]"
+        case .set(let elements): "{" + elements.map { self.value($0, of: property) }.joined(separator: ", ") + "}"
+        case .map(let entries):
+            entries.isEmpty ? "[:]" : "[" + entries.map { "\"\($0.key)\": \(self.value($0.value, of: property))" }.joined(separator: ", ") + "]"
+        default: value.description
+        }
+    }
+
+    /// `String`, `Int?`, `List<Dog>`, `Map<String, Int>`, `Address?`.
+    static func typeDescription(_ property: PropertySchema) -> String {
+        var element = property.objectType ?? swiftName(property.type)
+        if property.isOptional { element += "?" }
+        switch property.collection {
+        case .none: return element
+        case .list: return "List<\(element)>"
+        case .set: return "MutableSet<\(element)>"
+        case .map: return "Map<String, \(element)>"
+        }
+    }
+
+    private static func swiftName(_ type: PropertyType) -> String {
+        switch type {
+        case .bool: "Bool"
+        case .int: "Int"
+        case .int8: "Int8"
+        case .int16: "Int16"
+        case .int32: "Int32"
+        case .int64: "Int64"
+        case .float: "Float"
+        case .double: "Double"
+        case .string: "String"
+        case .data: "Data"
+        case .date: "Date"
+        case .uuid: "UUID"
+        case .url: "URL"
+        case .decimal: "Decimal"
+        case .objectId: "ObjectId"
+        case .object: "Object"
+        }
+    }
+}
