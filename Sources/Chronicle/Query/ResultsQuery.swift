@@ -61,25 +61,34 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
                   continuing previous: Evaluation = Evaluation(), needed: Int = .max) -> Evaluation {
         if previous.isComplete || previous.keys.count >= needed { return previous }
         let probe = ObjectProbe<Element>(table: table, frozen: frozen ?? state)
-        func matches(_ key: ObjectKey) -> Bool {
+        let plan = QueryPlan(nodes: filters.map(\.node), sortPaths: persistedSortPaths + distinct,
+                             table: table.index, state: state)
+        let nodes = filters.map(\.node)
+        let inexact = filters.filter { !$0.isExact }
+        // The translated parts decide first, non-generically; the predicates
+        // of inexact filters run only on the objects that pass.
+        func matches(_ key: ObjectKey, _ record: ObjectRecord) -> Bool {
             EvaluationCounter.current?.count()
-            let row = StateRow(state: state, table: table.index, key: key)
-            return filters.allSatisfy { $0.matches(row, object: { probe.element(key) }) }
+            guard plan.accepts(nodes, plan.row(key, record)) else { return false }
+            guard !inexact.isEmpty else { return true }
+            let element = probe.element(key)
+            return inexact.allSatisfy { (try? $0.predicate.evaluate(element)) ?? false }
         }
         if let indexed = indexCandidates(in: state, table: table) {
-            let keys = indexed.filter(matches)
-            return Evaluation(keys: distinctKeys(sort.isEmpty ? keys : sorted(keys, state: state, probe: probe), state: state, table: table),
-                              isComplete: true)
+            let keys = indexed.filter { key in state.object(table: table.index, key: key).map { matches(key, $0) } ?? false }
+            return Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
         }
         if !sort.isEmpty || !distinct.isEmpty {
-            let keys = Array(state.objects(table: table.index).lazy.map(\.key).filter(matches))
-            return Evaluation(keys: distinctKeys(sort.isEmpty ? keys : sorted(keys, state: state, probe: probe), state: state, table: table),
-                              isComplete: true)
+            var keys: [ObjectKey] = []
+            for (key, record) in state.objects(table: table.index) where filters.isEmpty || matches(key, record) {
+                keys.append(key)
+            }
+            return Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
         }
         var evaluation = previous
-        for (key, _) in state.objects(table: table.index, from: previous.resumeKey) {
+        for (key, record) in state.objects(table: table.index, from: previous.resumeKey) {
             evaluation.resumeKey = ObjectKey(key.rawValue + 1)
-            if filters.isEmpty || matches(key) {
+            if filters.isEmpty || matches(key, record) {
                 evaluation.keys.append(key)
                 if evaluation.keys.count >= needed { return evaluation }
             }
@@ -88,11 +97,21 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         return evaluation
     }
 
-    private func distinctKeys(_ keys: [ObjectKey], state: StoreState, table: TableBinding) -> [ObjectKey] {
+    private var persistedSortPaths: [PropertyPath] {
+        sort.compactMap { if case .persisted(let key) = $0 { key.path } else { nil } }
+    }
+
+    /// Sorts, then removes duplicates.
+    private func finish(_ keys: [ObjectKey], plan: QueryPlan, probe: ObjectProbe<Element>) -> [ObjectKey] {
+        distinctKeys(sort.isEmpty ? keys : sorted(keys, plan: plan, probe: probe), plan: plan)
+    }
+
+    private func distinctKeys(_ keys: [ObjectKey], plan: QueryPlan) -> [ObjectKey] {
         guard !distinct.isEmpty else { return keys }
         var seen = Set<[PersistedValue]>()
         return keys.filter { key in
-            let row = StateRow(state: state, table: table.index, key: key)
+            guard let record = plan.state.object(table: plan.table, key: key) else { return false }
+            let row = plan.row(key, record)
             return seen.insert(distinct.map { row.value(at: $0) ?? .null }).inserted
         }
     }
@@ -104,8 +123,14 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         return nil
     }
 
-    private func sorted(_ keys: [ObjectKey], state: StoreState, probe: ObjectProbe<Element>) -> [ObjectKey] {
-        let rows = keys.map { StateRow(state: state, table: probe.table.index, key: $0) }
+    private func sorted(_ keys: [ObjectKey], plan: QueryPlan, probe: ObjectProbe<Element>) -> [ObjectKey] {
+        // Each object's sort values are read once, not once per comparison.
+        let sortPaths = persistedSortPaths
+        let values: [[PersistedValue]] = keys.map { key in
+            guard let record = plan.state.object(table: plan.table, key: key) else { return sortPaths.map { _ in .null } }
+            let row = plan.row(key, record)
+            return sortPaths.map { row.value(at: $0) ?? .null }
+        }
         var elements: [Element?] = Array(repeating: nil, count: keys.count)
         func element(_ index: Int) -> Element {
             if let cached = elements[index] { return cached }
@@ -114,11 +139,14 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
             return made
         }
         let order = keys.indices.sorted { a, b in
+            var persisted = 0
             for term in sort {
                 switch term {
                 case .persisted(let key):
-                    if SortKey.areInIncreasingOrder(rows[a], rows[b], by: [key]) { return true }
-                    if SortKey.areInIncreasingOrder(rows[b], rows[a], by: [key]) { return false }
+                    let l = values[a][persisted], r = values[b][persisted]
+                    persisted += 1
+                    if PersistedValue.ordered(l, r) { return key.ascending }
+                    if PersistedValue.ordered(r, l) { return !key.ascending }
                 case .computed(let ascending, let compare):
                     switch compare(element(a), element(b)) {
                     case .orderedAscending: return ascending

@@ -1,0 +1,95 @@
+/// A query's property paths resolved once against one state's schema, so
+/// that evaluating it on each object reads values by index instead of
+/// looking property names up.
+///
+/// Evaluation over a plan is non-generic: it runs specialised code whatever
+/// the element type of the ``Results`` (whose generic code would otherwise
+/// run unspecialised from the app's module).
+struct QueryPlan {
+    /// One property on the way: its index, and the table it links to.
+    struct Step {
+        let property: Int
+        let target: Int?
+    }
+
+    private var paths: [PropertyPath] = []
+    private var steps: [[Step]?] = []
+    let state: StoreState
+    let table: Int
+
+    /// Resolves every path of `nodes` and `sortPaths` against `state`.
+    init(nodes: [QueryNode], sortPaths: [PropertyPath] = [], table: Int, state: StoreState) {
+        self.state = state
+        self.table = table
+        var all = Set(sortPaths)
+        for node in nodes { all.formUnion(node.referencedPaths()) }
+        for path in all {
+            paths.append(path)
+            steps.append(Self.resolve(path, from: table, in: state))
+        }
+    }
+
+    private static func resolve(_ path: PropertyPath, from table: Int, in state: StoreState) -> [Step]? {
+        var table = table
+        var result: [Step] = []
+        for name in path.components {
+            guard let (property, target) = ChangePaths.resolve(name, table: table, in: state) else { return nil }
+            result.append(Step(property: property, target: target))
+            guard let target else { continue }
+            table = target
+        }
+        return result
+    }
+
+    /// The steps of `path` (a linear search over the query's few paths).
+    func steps(for path: PropertyPath) -> [Step]? {
+        for (index, candidate) in paths.enumerated() where candidate == path { return steps[index] }
+        return Self.resolve(path, from: table, in: state)
+    }
+
+    /// A row for the object `key`, whose record the caller already has.
+    func row(_ key: ObjectKey, _ record: ObjectRecord) -> PlannedRow {
+        PlannedRow(plan: self, key: key, record: record)
+    }
+
+    /// Whether the translated parts of `nodes` accept the object; `false`
+    /// where `Predicate.evaluate` would throw (a force unwrap met `nil`).
+    func accepts(_ nodes: [QueryNode], _ row: PlannedRow) -> Bool {
+        for node in nodes {
+            do {
+                guard try node.evaluate(on: row) else { return false }
+            } catch {
+                return false
+            }
+        }
+        return true
+    }
+}
+
+/// One object read through a ``QueryPlan``.
+struct PlannedRow: QueryRow {
+    let plan: QueryPlan
+    let key: ObjectKey
+    let record: ObjectRecord
+
+    /// - Complexity: O(path length × log *n*); the first step reads the
+    ///   object's own record directly.
+    func value(at path: PropertyPath) -> PersistedValue? {
+        guard let steps = plan.steps(for: path), !steps.isEmpty else { return nil }
+        var record = record
+        for (depth, step) in steps.enumerated() {
+            guard record.values.indices.contains(step.property) else { return nil }
+            let value = record.values[step.property]
+            if depth == steps.count - 1 {
+                // A link to a deleted object reads as nil.
+                if case .link(let linked) = value, let target = step.target,
+                   !plan.state.contains(table: target, key: linked) { return .null }
+                return value
+            }
+            guard case .link(let next) = value, let target = step.target,
+                  let linked = plan.state.object(table: target, key: next) else { return nil }
+            record = linked
+        }
+        return nil
+    }
+}
