@@ -5,15 +5,17 @@
 /// Evaluation over a plan is non-generic: it runs specialised code whatever
 /// the element type of the ``Results`` (whose generic code would otherwise
 /// run unspecialised from the app's module).
-struct QueryPlan {
+final class QueryPlan {
+    // A class: every row of an evaluation refers to it with one reference
+    // count, instead of copying its arrays and the state.
     /// One property on the way: its index, and the table it links to.
     struct Step {
         let property: Int
         let target: Int?
     }
 
-    private var paths: [PropertyPath] = []
-    private var steps: [[Step]?] = []
+    private let paths: [PropertyPath]
+    private let steps: [[Step]?]
     let state: StoreState
     let table: Int
 
@@ -23,10 +25,8 @@ struct QueryPlan {
         self.table = table
         var all = Set(sortPaths)
         for node in nodes { all.formUnion(node.referencedPaths()) }
-        for path in all {
-            paths.append(path)
-            steps.append(Self.resolve(path, from: table, in: state))
-        }
+        paths = Array(all)
+        steps = paths.map { Self.resolve($0, from: table, in: state) }
     }
 
     private static func resolve(_ path: PropertyPath, from table: Int, in state: StoreState) -> [Step]? {

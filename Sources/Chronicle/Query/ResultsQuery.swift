@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a ``Results`` selects: its filters and its sort order.
 struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
@@ -68,7 +69,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         // The translated parts decide first, non-generically; the predicates
         // of inexact filters run only on the objects that pass.
         func matches(_ key: ObjectKey, _ record: ObjectRecord) -> Bool {
-            EvaluationCounter.current?.count()
+            if EvaluationCounter.isInstalled { EvaluationCounter.current?.count() }
             guard plan.accepts(nodes, plan.row(key, record)) else { return false }
             guard !inexact.isEmpty else { return true }
             let element = probe.element(key)
@@ -209,4 +210,11 @@ final class EvaluationCounter: @unchecked Sendable {
     private(set) var examined = 0
     @TaskLocal static var current: EvaluationCounter?
     func count() { examined += 1 }
+
+    /// Whether any counter was ever created: queries skip the task-local
+    /// look-up (a cost per object examined) in processes that never count.
+    static var isInstalled: Bool { installed.load(ordering: .relaxed) }
+    private static let installed = Atomic<Bool>(false)
+
+    init() { Self.installed.store(true, ordering: .relaxed) }
 }
