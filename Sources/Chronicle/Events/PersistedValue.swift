@@ -39,7 +39,7 @@ extension PersistedValue {
     /// indexed `Double` is NaN, a `MutableSet` could hold any number of NaNs
     /// and never remove one, and setting NaN over NaN would count as a
     /// change. Queries are unaffected: they compare with Swift's semantics
-    /// (`NaN == NaN` is false), see ``QueryNode``.
+    /// (`NaN == NaN` is false in a predicate).
     public static func == (lhs: PersistedValue, rhs: PersistedValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
