@@ -3,7 +3,8 @@
 //   ChronicleCrashChild <journal path> [--store] [--writers N] [--wide]
 //       Appends commits forever with full durability, printing each one
 //       (unbuffered, one write(2) a line) only after it returned:
-//       journal mode prints "<version>", store mode "<writer> <seq>".
+//       It prints "ready" once the journal is open, then journal mode
+//       prints "<version>", store mode "<writer> <seq>".
 //   ChronicleCrashChild --verify <journal path> <printed output file> [--store] [--wide]
 //       Opens the journal the killed child left and checks it: every
 //       printed commit survived, and no commit is partial. Prints
@@ -160,6 +161,7 @@ if storeMode {
     var counts: [Int: Int] = [:]
     for progress in store.objects(CrashProgress.self) { counts[progress.writer] = progress.count }
     let start = counts
+    say("ready")
     let threads = (0..<writers).map { writer in
         Thread {
             var seq = start[writer] ?? 0
@@ -185,6 +187,7 @@ if storeMode {
 } else {
     let journal: Journal
     do { journal = try Journal(fileURL: url, durability: .full) } catch { fail("\(error)") }
+    say("ready")
     if writers == 1 {
         var version = journal.lastVersion
         while true {
