@@ -30,6 +30,63 @@ public enum PersistedValue: Hashable, Sendable {
     case map([MapEntry])
 }
 
+extension PersistedValue {
+    /// Value identity, as the store needs it: like the cases' own `==`,
+    /// except that a NaN equals a NaN (of the same case).
+    ///
+    /// With IEEE equality a NaN would never equal itself, so a secondary
+    /// index could never find (and remove) the entry of an object whose
+    /// indexed `Double` is NaN, a `MutableSet` could hold any number of NaNs
+    /// and never remove one, and setting NaN over NaN would count as a
+    /// change. Queries are unaffected: they compare with Swift's semantics
+    /// (`NaN == NaN` is false in a predicate).
+    public static func == (lhs: PersistedValue, rhs: PersistedValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case let (.bool(a), .bool(b)): a == b
+        case let (.int(a), .int(b)): a == b
+        case let (.float(a), .float(b)): a == b || (a.isNaN && b.isNaN)
+        case let (.double(a), .double(b)): a == b || (a.isNaN && b.isNaN)
+        case let (.string(a), .string(b)): a == b
+        case let (.data(a), .data(b)): a == b
+        case let (.date(a), .date(b)):
+            a == b || (a.timeIntervalSinceReferenceDate.isNaN && b.timeIntervalSinceReferenceDate.isNaN)
+        case let (.uuid(a), .uuid(b)): a == b
+        case let (.objectId(a), .objectId(b)): a == b
+        case let (.decimal(a), .decimal(b)): a == b || (a.isNaN && b.isNaN)
+        case let (.link(a), .link(b)): a == b
+        case let (.list(a), .list(b)): a == b
+        case let (.set(a), .set(b)): a == b
+        case let (.map(a), .map(b)): a == b
+        default: false
+        }
+    }
+
+    /// Consistent with ``==(_:_:)``: every NaN of a case hashes alike.
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .bool(let v): hasher.combine(1); hasher.combine(v)
+        case .int(let v): hasher.combine(2); hasher.combine(v)
+        case .float(let v): hasher.combine(3); if v.isNaN { hasher.combine(Float.nan.bitPattern) } else { hasher.combine(v) }
+        case .double(let v): hasher.combine(4); if v.isNaN { hasher.combine(Double.nan.bitPattern) } else { hasher.combine(v) }
+        case .string(let v): hasher.combine(5); hasher.combine(v)
+        case .data(let v): hasher.combine(6); hasher.combine(v)
+        case .date(let v):
+            hasher.combine(7)
+            let t = v.timeIntervalSinceReferenceDate
+            if t.isNaN { hasher.combine(Double.nan.bitPattern) } else { hasher.combine(t) }
+        case .uuid(let v): hasher.combine(8); hasher.combine(v)
+        case .objectId(let v): hasher.combine(9); hasher.combine(v)
+        case .decimal(let v): hasher.combine(10); if v.isNaN { hasher.combine(Double.nan.bitPattern) } else { hasher.combine(v) }
+        case .link(let v): hasher.combine(11); hasher.combine(v)
+        case .list(let v): hasher.combine(12); hasher.combine(v)
+        case .set(let v): hasher.combine(13); hasher.combine(v)
+        case .map(let v): hasher.combine(14); hasher.combine(v)
+        }
+    }
+}
+
 /// One entry of a ``PersistedValue/map(_:)`` value.
 public struct MapEntry: Hashable, Sendable {
     /// The entry's key.

@@ -11,6 +11,12 @@ final class InMemoryStorage: JournalStorage {
         bytes = Locked(JournalFormat.makeHeader())
     }
 
+    /// Storage holding exactly `bytes` (which need not be a valid journal):
+    /// the seam that lets tests and fuzz targets open journal bytes without a file.
+    init(bytes: [UInt8]) {
+        self.bytes = Locked(bytes)
+    }
+
     var path: String { "<in-memory journal>" }
 
     func size() -> Int { bytes.withLock { $0.count } }

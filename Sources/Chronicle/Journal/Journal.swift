@@ -99,6 +99,15 @@ public final class Journal: Sendable {
         self.init(fileURL: url, durability: .none, isReadOnly: true, scan: scan, storage: file)
     }
 
+    /// Test and fuzzing seam: opens journal `bytes` held in memory exactly as
+    /// ``init(contentsOf:)`` opens a file (same scan, same errors, read-only),
+    /// with `url` standing in for the file's path in errors.
+    convenience init(bytes: [UInt8], url: URL = URL(fileURLWithPath: "/in-memory.journal")) throws(JournalError) {
+        let storage = InMemoryStorage(bytes: bytes)
+        let scan = try JournalScan.scan(storage, url: url)
+        self.init(fileURL: url, durability: .none, isReadOnly: true, scan: scan, storage: storage)
+    }
+
     /// A new, empty journal in memory, with the same interface and format as a
     /// file journal. Syncing does nothing, but `durability` still decides how
     /// appends wait, so group commit can be exercised without a disk.

@@ -47,11 +47,17 @@ struct JournalScan {
             case .badPayload(let start, let reason):
                 throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
             case .badFrame(let start, let reason):
-                if let next = try cursor.validRecord(after: start) {
+                switch try cursor.validRecord(after: start) {
+                case .found(let next):
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
                                    reason: "\(reason), yet a valid record follows at byte \(next)")
+                case .undecided(let limit):
+                    throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
+                                   reason: "\(reason), and more than \(limit) possible records follow at once, so it cannot be "
+                                       + "ruled out that valid data follows (only a crafted file does this)")
+                case .none:
+                    return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: start, tornBytes: size - start)
                 }
-                return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: start, tornBytes: size - start)
             }
         }
     }

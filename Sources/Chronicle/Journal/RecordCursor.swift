@@ -1,3 +1,5 @@
+import Foundation
+
 /// Walks the records of a journal's storage in order, reading through a
 /// buffer (never the whole file), checking each record's framing and checksum
 /// and decoding its commit.
@@ -87,41 +89,129 @@ struct RecordCursor: Sendable {
         return "the record length \(length) runs past the end of the journal (\(remaining - JournalFormat.frameHeaderSize) bytes remain)"
     }
 
+    /// What ``validRecord(after:)`` found after a bad frame.
+    enum FollowingRecord: Equatable {
+        /// No whole record with a matching checksum starts after it.
+        case none
+        /// One does, at this offset (valid data follows: damage).
+        case found(Int)
+        /// More candidate records were pending at once than the search may
+        /// keep track of (only crafted input gets here); it cannot rule out
+        /// valid data, so the caller must not cut anything.
+        case undecided(pendingLimit: Int)
+    }
+
+    /// How many candidate records the search keeps pending at once
+    /// (24 bytes each). Random bytes stay far below it: a torn tail of
+    /// 100 MB of random data has about a million candidates in all.
+    static let pendingLimit = 1 << 20
+
     /// Whether a whole record with a matching checksum starts at any byte after
     /// `start`. Used to tell a torn tail (no) from damage in the middle (yes).
     ///
-    /// - Complexity: O(*n*) in the bytes after `start` for the frame checks,
-    ///   plus the checksum of each plausible candidate.
-    mutating func validRecord(after start: Int) throws(JournalError) -> Int? {
-        var candidate = start + 1
-        while end - candidate >= JournalFormat.frameHeaderSize {
-            if let length = try frameLength(at: candidate),
-               try checksumMatches(at: candidate, length: length) {
-                return candidate
-            }
-            candidate += 1
+    /// Every byte after `start` is a candidate whose length field is
+    /// plausible (non-zero, within the record limit and the data). Checking
+    /// each candidate's checksum by reading its payload would cost the sum of
+    /// their lengths: quadratic in the tail for random bytes and for crafted
+    /// files (a 1 MiB file could keep the open busy for minutes). Instead one
+    /// pass computes the running CRC32C of the bytes after `start`; a
+    /// candidate's checksum follows from the running CRCs at its payload's
+    /// start and end by CRC combination (``CRC32C/combine(_:_:lengthB:)``),
+    /// and is checked when the pass reaches its end.
+    ///
+    /// - Complexity: O(*n*) in the bytes after `start`, plus O(log *n*) per
+    ///   candidate; memory O(candidates pending at once), at most
+    ///   ``pendingLimit``.
+    mutating func validRecord(after start: Int, pendingLimit: Int = Self.pendingLimit) throws(JournalError) -> FollowingRecord {
+        struct Pending {
+            var candidate: Int
+            var payloadStart: Int
+            var length: Int
+            var stored: UInt32
+            var lengthCRC: UInt32
         }
-        return nil
-    }
+        struct Waiting {
+            var candidate: Int
+            /// The candidate's checksum, but for XOR-ing in the running CRC at `end`.
+            var partial: UInt32
+            var stored: UInt32
+        }
+        var starting: [Pending] = []   // by payload start (FIFO, as candidates are found in order)
+        var startingHead = 0
+        var ending = MinHeap<Waiting>()   // by payload end
+        var found: Int?
+        func note(_ candidate: Int) { if found == nil || candidate < found! { found = candidate } }
 
-    /// Streams a candidate's payload through CRC32C without disturbing the
-    /// main buffer, 64 KiB at a time.
-    private func checksumMatches(at start: Int, length: Int) throws(JournalError) -> Bool {
-        let stored = load32(start + 4)
-        var crc = withUnsafeBytes(of: UInt32(length).littleEndian) { CRC32C.checksum($0) }
-        var scratch = [UInt8](repeating: 0, count: min(length, 64 * 1024))
-        var position = start + JournalFormat.frameHeaderSize
-        let payloadEnd = position + length
-        while position < payloadEnd {
-            let count = min(scratch.count, payloadEnd - position)
-            let read = try scratch.withMutableBytes { raw throws(JournalError) -> Int in
-                try storage.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]), at: position)
+        let base = start + 1
+        let frame = JournalFormat.frameHeaderSize
+        var crc: UInt32 = 0            // CRC32C of bytes [base, position)
+        var position = base
+        var scratch = [UInt8](repeating: 0, count: Self.chunkSize + frame - 1)
+        let storage = self.storage
+
+        // Checks the candidates whose payload starts or ends at `position`.
+        func settle() {
+            while startingHead < starting.count, starting[startingHead].payloadStart == position {
+                let next = starting[startingHead]
+                startingHead += 1
+                let shift = CRC32C.shiftOperator(bytes: next.length)
+                ending.insert(Waiting(candidate: next.candidate, partial: CRC32C.multiplyModP(shift, next.lengthCRC ^ crc),
+                                      stored: next.stored), key: next.payloadStart + next.length)
             }
-            guard read == count else { return false }
-            crc = scratch.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<count]), continuing: crc) }
-            position += count
+            if startingHead > 4096 && startingHead * 2 > starting.count {
+                starting.removeFirst(startingHead)
+                startingHead = 0
+            }
+            while let (key, top) = ending.min, key == position {
+                ending.removeMin()
+                if top.partial ^ crc == top.stored { note(top.candidate) }
+            }
         }
-        return crc == stored
+
+        while position < end {
+            let chunkStart = position
+            let chunkEnd = min(chunkStart + Self.chunkSize, end)
+            let wanted = min(scratch.count, end - chunkStart)
+            let read = try scratch.withMutableBytes { raw throws(JournalError) -> Int in
+                try storage.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]), at: chunkStart)
+            }
+            guard read == wanted else {
+                throw .io(operation: "read (the journal shrank while it was scanned)", errno: EIO, path: storage.path)
+            }
+            // Candidates in this chunk (the lookahead holds their frame headers).
+            scratch.withUnsafeBytes { raw in
+                var i = chunkStart
+                while i < chunkEnd && end - i >= frame {
+                    let at = i - chunkStart
+                    let length = Int(raw.loadUnaligned(fromByteOffset: at, as: UInt32.self).littleEndian)
+                    if length > 0, length <= JournalFormat.maximumPayload, length <= end - i - frame {
+                        let stored = raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self).littleEndian
+                        let lengthCRC = CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[at..<at + 4]))
+                        starting.append(Pending(candidate: i, payloadStart: i + frame, length: length,
+                                                stored: stored, lengthCRC: lengthCRC))
+                    }
+                    i += 1
+                }
+            }
+            if starting.count - startingHead + ending.count > pendingLimit {
+                return .undecided(pendingLimit: pendingLimit)
+            }
+            // The running CRC, stopping wherever a candidate's payload starts or ends.
+            while true {
+                settle()
+                if position == chunkEnd { break }
+                var next = chunkEnd
+                if startingHead < starting.count { next = min(next, starting[startingHead].payloadStart) }
+                if let top = ending.min { next = min(next, top.key) }
+                crc = scratch.withUnsafeBytes { raw in
+                    CRC32C.checksum(UnsafeRawBufferPointer(rebasing: raw[(position - chunkStart)..<(next - chunkStart)]), continuing: crc)
+                }
+                position = next
+            }
+        }
+        settle()
+        if let found { return .found(found) }
+        return .none
     }
 
     /// Makes bytes `[offset, offset + count)` available in the buffer; `false`
@@ -142,5 +232,40 @@ struct RecordCursor: Sendable {
     private func load32(_ offset: Int) -> UInt32 {
         let i = offset - bufferStart
         return UInt32(buffer[i]) | UInt32(buffer[i + 1]) << 8 | UInt32(buffer[i + 2]) << 16 | UInt32(buffer[i + 3]) << 24
+    }
+}
+
+/// A binary min-heap of elements ordered by an integer key.
+struct MinHeap<Element> {
+    private var elements: [(key: Int, element: Element)] = []
+
+    var count: Int { elements.count }
+    var min: (key: Int, element: Element)? { elements.first }
+
+    mutating func insert(_ element: Element, key: Int) {
+        elements.append((key, element))
+        var child = elements.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard elements[child].key < elements[parent].key else { break }
+            elements.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func removeMin() {
+        guard !elements.isEmpty else { return }
+        elements.swapAt(0, elements.count - 1)
+        elements.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1, right = left + 1
+            var smallest = parent
+            if left < elements.count && elements[left].key < elements[smallest].key { smallest = left }
+            if right < elements.count && elements[right].key < elements[smallest].key { smallest = right }
+            if smallest == parent { return }
+            elements.swapAt(parent, smallest)
+            parent = smallest
+        }
     }
 }

@@ -28,6 +28,10 @@ open class ObjectBase: @unchecked Sendable {
     // touch mutable instance state.
     let binding = OnceReference<ObjectBinding>()
     let unmanagedValues: Locked<ContiguousArray<any _PersistableProperty>>
+    /// Set when a write that added this (until then unmanaged) instance was
+    /// rolled back: the binding cannot be undone, so the next `add` creates
+    /// the object at the key it was bound to, from its unmanaged values.
+    let addWasRolledBack = Atomic<Bool>(false)
 
     /// Creates an unmanaged object holding its properties' default values.
     public required init() {

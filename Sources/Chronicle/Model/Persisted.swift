@@ -89,7 +89,7 @@ extension Persisted {
 }
 
 /// Lets schema discovery read a wrapper through `Mirror` without knowing its `Value`.
-protocol PersistedWrapper {
+protocol PersistedWrapper: SendableMetatype {
     var ordinal: Int { get }
     static var kind: _PropertyKind { get }
     /// Reads property `ordinal` of an object as this wrapper's `Value`.

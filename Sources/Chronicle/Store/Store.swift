@@ -30,6 +30,9 @@ public final class Store: Sendable {
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
     private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
+    /// Per table, the lowest object key no write of this process handed out
+    /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
+    let keyHighWater = Locked<[Int: Int64]>([:])
     let observers = ObserverRegistry()
     /// Folded states kept to reach old versions quickly (see Replay/).
     let checkpoints: CheckpointIndex
@@ -222,11 +225,13 @@ public final class Store: Sendable {
         do {
             result = try body()
         } catch {
+            transaction.rollBack()
             finish()
             writer.unlock()
             throw error
         }
         if let failure = transaction.failure {
+            transaction.rollBack()
             finish()
             writer.unlock()
             throw failure
@@ -245,6 +250,7 @@ public final class Store: Sendable {
         do {
             ticket = try journal.write(commit)
         } catch {
+            transaction.rollBack()
             finish()
             writer.unlock()
             throw StoreError.journal(error)

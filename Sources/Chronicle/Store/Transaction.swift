@@ -22,6 +22,8 @@ final class Transaction: @unchecked Sendable {
     /// Property sets that link to objects that were in progress, applied
     /// once the outermost `add` has created everything.
     private var deferredLinks: [Event] = []
+    /// Unmanaged instances this write made managed (bound to a new key).
+    private var newlyBound: [ObjectBase] = []
 
     init(store: Store, base: StoreState) {
         self.store = store
@@ -86,10 +88,26 @@ final class Transaction: @unchecked Sendable {
 
     /// A key for a new object of `table`: never used before, in the journal
     /// or in this write.
+    ///
+    /// Keys are also never reused within the process after a write rolled
+    /// back (``Store/keyHighWater``): an instance that write bound keeps its
+    /// key, and must not come to alias an object added later.
     func newKey(table: Int) -> ObjectKey {
-        let key = max(state.nextKey(table: table), reservedKeys[table] ?? ObjectKey(0))
+        let local = max(state.nextKey(table: table), reservedKeys[table] ?? ObjectKey(0))
+        let key = store.keyHighWater.withLock { highWater in
+            let key = max(local.rawValue, highWater[table] ?? 0)
+            highWater[table] = key + 1
+            return ObjectKey(key)
+        }
         reservedKeys[table] = ObjectKey(key.rawValue + 1)
         return key
+    }
+
+    /// The write failed and commits nothing: instances it made managed stay
+    /// bound to keys that do not exist (reads trap with a message, and
+    /// `isInvalidated` is true) until they are added again.
+    func rollBack() {
+        for object in newlyBound { object.addWasRolledBack.store(true, ordering: .releasing) }
     }
 
     /// Adds an unmanaged object (and the unmanaged objects it links to),
@@ -97,14 +115,27 @@ final class Transaction: @unchecked Sendable {
     /// primary key when `update` allows. Returns the object's key.
     @discardableResult
     func add(_ object: ObjectBase, update: Store.UpdatePolicy) -> ObjectKey? {
+        var rolledBackKey: ObjectKey?
         if let location = object.location {
             precondition(location.table.store === store,
                          "Chronicle: this \(location.table.metadata.name) belongs to another store; add an unmanaged copy instead")
             precondition(location.frozen == nil,
                          "Chronicle: a frozen \(location.table.metadata.name) cannot be added; thaw() it first")
-            return location.key
+            guard object.addWasRolledBack.load(ordering: .acquiring),
+                  state.object(table: location.table.index, key: location.key) == nil,
+                  !inProgress.contains(TableKey(table: location.table.index, key: location.key)) else {
+                return location.key
+            }
+            // Added by a write that rolled back: add it again, at the key it is bound to.
+            rolledBackKey = location.key
         }
         guard let table = register(type(of: object)) else { return nil }
+        if rolledBackKey != nil {
+            precondition(object.location?.table.index == table.index,
+                         "Chronicle: this \(table.metadata.name) was added by a write that rolled back, and its table changed since; add a new instance instead")
+            object.addWasRolledBack.store(false, ordering: .releasing)
+            newlyBound.append(object)
+        }
         let metadata = table.metadata
         let values = object.unmanagedValues.withLock { $0 }
 
@@ -118,11 +149,14 @@ final class Transaction: @unchecked Sendable {
             }
         }
 
-        let key = newKey(table: table.index)
+        let key = rolledBackKey ?? newKey(table: table.index)
         let me = TableKey(table: table.index, key: key)
         let isOutermost = inProgress.isEmpty
         inProgress.insert(me)
-        _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: nil)))
+        if rolledBackKey == nil {
+            _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: nil)))
+            newlyBound.append(object)
+        }
         let schema = state.schema[table.index]
         var persisted = schema.properties.map(\.defaultValue)
         for (ordinal, value) in values.enumerated() {
@@ -169,7 +203,8 @@ final class Transaction: @unchecked Sendable {
     /// The key to store for a link from a property to `object`, adding the
     /// object if it is unmanaged.
     func linkKey(for object: ObjectBase) -> ObjectKey? {
-        if let location = object.location, location.table.metadata.isEmbedded, location.frozen == nil {
+        if let location = object.location, location.table.metadata.isEmbedded, location.frozen == nil,
+           !object.addWasRolledBack.load(ordering: .acquiring) {
             preconditionFailure("Chronicle: this \(location.table.metadata.name) is an embedded object that already has a parent; assign a new, unmanaged \(location.table.metadata.name) instead")
         }
         return add(object, update: .error)

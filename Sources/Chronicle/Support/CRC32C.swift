@@ -59,4 +59,57 @@ enum CRC32C {
     static func checksum(_ bytes: [UInt8]) -> UInt32 {
         bytes.withUnsafeBytes { checksum($0) }
     }
+
+    // MARK: Combining
+
+    /// `a * b` modulo the CRC polynomial, both in the reflected bit order of
+    /// the register (bit 31 is x^0). From zlib's `multmodp`.
+    static func multiplyModP(_ a: UInt32, _ b: UInt32) -> UInt32 {
+        var m: UInt32 = 1 << 31
+        var b = b
+        var product: UInt32 = 0
+        while true {
+            if a & m != 0 {
+                product ^= b
+                if a & (m &- 1) == 0 { break }
+            }
+            m >>= 1
+            if m == 0 { break }
+            b = b & 1 != 0 ? (b >> 1) ^ 0x82F6_3B78 : b >> 1
+        }
+        return product
+    }
+
+    /// `x^(2^k)` modulo the polynomial, for k in 0..<32.
+    private static let powers: [UInt32] = {
+        var table: [UInt32] = []
+        var p: UInt32 = 1 << 30  // x^1
+        for _ in 0..<32 {
+            table.append(p)
+            p = multiplyModP(p, p)
+        }
+        return table
+    }()
+
+    /// `x^(8 * count)` modulo the polynomial: the operator that shifts a
+    /// register past `count` zero bytes.
+    /// - Complexity: O(log count).
+    static func shiftOperator(bytes count: Int) -> UInt32 {
+        var result: UInt32 = 1 << 31  // x^0
+        var n = UInt64(count)
+        var k = 3
+        while n != 0 {
+            if n & 1 != 0 { result = multiplyModP(powers[k & 31], result) }
+            n >>= 1
+            k += 1
+        }
+        return result
+    }
+
+    /// The checksum of `A ++ B` from the checksums of `A` and `B` and the
+    /// length of `B` (zlib's `crc32_combine`), without reading either.
+    /// - Complexity: O(log lengthB).
+    static func combine(_ crcA: UInt32, _ crcB: UInt32, lengthB: Int) -> UInt32 {
+        multiplyModP(shiftOperator(bytes: lengthB), crcA) ^ crcB
+    }
 }

@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// Many tasks writing, reading, observing and cancelling at once, on one
+/// store. Run under ThreadSanitizer by `scripts/sanitize` and by CI
+/// (`--filter Concurrency`); the checks hold without it too.
+@Suite("Concurrency stress")
+struct ConcurrencyStressTests {
+    static let counters = 8
+    static let writesPerCounter = 40
+
+    @Test(.timeLimit(.minutes(2)), arguments: [false, true])
+    func writersReadersObserversAndCancellersAtOnce(onFile: Bool) async throws {
+        let store: Store
+        if onFile {
+            let url = try JournalFixtures.journalURL()
+            store = try Store(configuration: .init(fileURL: url, durability: .batched(maxDelay: .milliseconds(1), maxCommits: 8)))
+        } else {
+            store = try scratchStore()
+        }
+        try store.write {
+            for id in 0..<Self.counters { store.create(Counter.self, value: ["id": id, "value": 0]) }
+        }
+        let baseVersion = store.version
+        let handles = (0..<Self.counters).map { store.object(ofType: Counter.self, forPrimaryKey: $0)! }
+        let writersDone = Locked(false)
+        let observedFinal = Locked(0)
+
+        // Object observers: values only grow, and the final value arrives (coalesced or not).
+        let observers = (0..<Self.counters).map { id in
+            let stream = handles[id].changes(keyPaths: [\.value])
+            return Task { () -> Int in
+                var last = 0
+                for await change in stream {
+                    guard case .change(_, let properties) = change,
+                          let value = properties.first(where: { $0.name == "value" })?.newValue as? Int else { continue }
+                    #expect(value > last, "counter \(id) went from \(last) to \(value)")
+                    last = value
+                    if value == Self.writesPerCounter {
+                        observedFinal.withLock { $0 += 1 }
+                        break
+                    }
+                }
+                return last
+            }
+        }
+        // A Results observer that reads until cancelled.
+        let resultsObserver = Task {
+            var updates = 0
+            for await change in store.objects(Counter.self).filter(#Predicate<Counter> { $0.value >= 0 }).changes() {
+                if case .update(let results, _, _, _) = change {
+                    #expect(results.count == Self.counters)
+                    updates += 1
+                }
+            }
+            return updates
+        }
+
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            // Writers: each counter is incremented by its own task.
+            for id in 0..<Self.counters {
+                group.addTask {
+                    let counter = handles[id]
+                    for _ in 0..<Self.writesPerCounter {
+                        try await store.asyncWrite { counter.value += 1 }
+                    }
+                }
+            }
+            // Readers: snapshots through Results and properties; values only grow.
+            for _ in 0..<4 {
+                group.addTask {
+                    var seen = [Int](repeating: 0, count: Self.counters)
+                    let limit = Self.writesPerCounter
+                    while !writersDone.withLock({ $0 }) {
+                        let all = store.objects(Counter.self).sorted(by: \.id)
+                        #expect(all.count == Self.counters)
+                        for counter in all {
+                            let value = counter.value
+                            #expect(value >= seen[counter.id] && value <= Self.writesPerCounter)
+                            seen[counter.id] = value
+                        }
+                        #expect(store.objects(Counter.self).filter(#Predicate<Counter> { $0.value > limit }).isEmpty)
+                        await Task.yield()
+                    }
+                }
+            }
+            // Cancellers: streams made and cancelled mid-iteration, or dropped unread.
+            for round in 0..<4 {
+                group.addTask {
+                    for i in 0..<25 {
+                        let counter = handles[(round + i) % Self.counters]
+                        let consumer = Task {
+                            for await _ in counter.changes() {}
+                            for await _ in store.objects(Counter.self).changes() {}
+                        }
+                        _ = try counter.changes(keyPaths: ["value"]) as ObjectChanges<Counter>
+                        try await Task.sleep(for: .microseconds(Int.random(in: 0...500)))
+                        consumer.cancel()
+                        _ = await consumer.value
+                    }
+                }
+            }
+            // Wait for the writers (the first 8 tasks) by waiting for their commits.
+            group.addTask {
+                while store.version < baseVersion + UInt64(Self.counters * Self.writesPerCounter) {
+                    try await Task.sleep(for: .milliseconds(1))
+                }
+                writersDone.withLock { $0 = true }
+            }
+            try await group.waitForAll()
+        }
+
+        // No lost commits: every increment is there, once.
+        #expect(store.version == baseVersion + UInt64(Self.counters * Self.writesPerCounter))
+        #expect(handles.map(\.value) == Array(repeating: Self.writesPerCounter, count: Self.counters))
+        for observer in observers { #expect(await observer.value == Self.writesPerCounter) }
+        #expect(observedFinal.withLock { $0 } == Self.counters)
+        resultsObserver.cancel()
+        _ = await resultsObserver.value
+        // Every registration is freed once its stream and task are gone.
+        for _ in 0..<200 where store.observers.count > 0 { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.observers.count == 0)
+        // The journal holds exactly the published state.
+        try store.journal.sync()
+        let refolded = try Store.fold(store.journal)
+        #expect(refolded.isContentEqual(store.committedState()))
+        #expect(refolded.version == store.version)
+    }
+}

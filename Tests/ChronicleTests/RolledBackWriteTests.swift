@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// Found while writing the bad-input catalogue: a write that rolls back
+/// (rejected, its body threw, or the disk was full) left the instances it
+/// had added bound to keys that were never committed. Adding such an
+/// instance again silently added nothing (data loss), and the next new
+/// object got the same key, so the stale instance read another object's
+/// values (aliasing).
+@Suite("Rolled-back writes lose nothing")
+struct RolledBackWriteTests {
+    struct Boom: Error {}
+
+    @Test func anInstanceFromARolledBackWriteCanBeAddedAgain() throws {
+        let store = try scratchStore()
+        try store.write { store.create(Gizmo.self, value: ["id": 1, "name": "one"]) }
+        let fresh = Gizmo()
+        fresh.id = 2
+        fresh.name = "two"
+        #expect(throws: StoreError.self) {
+            try store.write {
+                store.add(fresh)
+                store.create(Gizmo.self, value: ["id": 1])  // duplicate key: the write rolls back
+            }
+        }
+        #expect(fresh.isInvalidated, "nothing was committed for it")
+        // Another new object does not take the key the rolled-back instance holds.
+        try store.write { store.create(Gizmo.self, value: ["id": 3, "name": "three"]) }
+        #expect(fresh.isInvalidated, "the stale instance does not alias the new object")
+        // Adding it again adds it, with its values.
+        try store.write { store.add(fresh) }
+        #expect(!fresh.isInvalidated)
+        #expect(fresh.name == "two")
+        #expect(store.objects(Gizmo.self).sorted(by: \.id).map(\.name) == ["one", "two", "three"])
+        #expect(store.object(ofType: Gizmo.self, forPrimaryKey: 2)?.name == "two")
+        #expect(store.committedState()._invariantViolations().isEmpty)
+    }
+
+    @Test func aThrowingBodyAndEmbeddedObjectsToo() throws {
+        let store = try scratchStore()
+        let person = Person()
+        person.firstName = "Ann"
+        person.address = Address()
+        person.address?.city = "Oslo"
+        #expect(throws: Boom.self) {
+            try store.write {
+                store.add(person)
+                throw Boom()
+            }
+        }
+        #expect(store.objects(Person.self).isEmpty)
+        try store.write { store.add(person) }
+        #expect(person.firstName == "Ann")
+        #expect(person.address?.city == "Oslo")
+        #expect(store.objects(Person.self).count == 1)
+        // Adding a committed instance again is still a no-op.
+        try store.write { store.add(person) }
+        #expect(store.objects(Person.self).count == 1)
+    }
+}
