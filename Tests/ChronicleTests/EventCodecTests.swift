@@ -91,4 +91,23 @@ struct EventCodecTests {
         #expect(a < b)
         #expect(ObjectId("zz") == nil)
     }
+
+    @Test(arguments: [
+        [0xC3, 0x28], [0xF1, 0x80, 0x80], [0xE1, 0x80], [0xED, 0xA0, 0x80], [0xC0, 0xAF],
+        [0xF5, 0x80, 0x80, 0x80], [0xFF], [0x61, 0x80], [0xF0, 0x9F, 0x98],
+    ] as [[UInt8]])
+    func invalidUTF8IsRejectedWhateverItsLength(bytes: [UInt8]) {
+        #expect(bytes.withUnsafeBufferPointer(BinaryReader.validUTF8) == nil)
+        let framed = [UInt8(bytes.count)] + bytes
+        framed.withUnsafeBytes { raw in
+            var reader = BinaryReader(raw)
+            #expect(throws: BinaryReader.Malformed.self) { try reader.string() }
+        }
+    }
+
+    @Test(arguments: ["", "plain ascii", "é", "日本語のテキスト", "🐕 dog", "mixed ß and 😀 and \u{10FFFF}"])
+    func validUTF8DecodesToTheSameString(text: String) {
+        let bytes = Array(text.utf8)
+        #expect(bytes.withUnsafeBufferPointer(BinaryReader.validUTF8) == text)
+    }
 }

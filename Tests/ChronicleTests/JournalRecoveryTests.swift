@@ -113,6 +113,38 @@ struct JournalRecoveryTests {
         #expect(try JournalFixtures.bytes(url) == original + duplicate)
     }
 
+    @Test func aChecksummedRecordWhoseEventsDoNotDecodeIsDamageWhenRead() throws {
+        let url = try JournalFixtures.journalURL()
+        let journal = try Journal(fileURL: url, durability: .none)
+        try journal.append(JournalFixtures.commit(1))
+        try journal.close()
+        // Version 2, then bytes that are no commit, framed with a matching checksum.
+        var payload: [UInt8] = [2]
+        payload += [UInt8](repeating: 0xEE, count: 40)
+        var record = withUnsafeBytes(of: UInt32(payload.count).littleEndian) { Array($0) }
+        let crc = payload.withUnsafeBytes { JournalFormat.checksum(length: UInt32(payload.count), payload: $0) }
+        record += withUnsafeBytes(of: crc.littleEndian) { Array($0) } + payload
+        let original = try JournalFixtures.bytes(url)
+        try JournalFixtures.write(original + record, to: url)
+
+        // Opening checks framing, checksums and versions only ...
+        let reopened = try Journal(fileURL: url)
+        #expect(reopened.lastVersion == 2)
+        // ... reading the commit reports the damage with its offset ...
+        let readError = JournalFixtures.journalError { try JournalFixtures.readAll(reopened) }
+        guard case .damaged(let offset, 1, _)? = readError else {
+            Issue.record("expected .damaged after version 1 when read, got \(String(describing: readError))")
+            return
+        }
+        #expect(offset == UInt64(original.count))
+        try reopened.close()
+        // ... and so does opening a store, which folds it; nothing is modified.
+        var configuration = Store.Configuration(fileURL: url)
+        configuration.checkpoints = .inMemoryOnly
+        #expect(throws: (any Error).self) { try Store(configuration: configuration) }
+        #expect(try JournalFixtures.bytes(url) == original + record)
+    }
+
     @Test func foreignFilesGetTheirOwnErrorsAndAreLeftAlone() throws {
         let directory = try JournalFixtures.temporaryDirectory()
         func check(_ bytes: [UInt8], _ name: String, expected: (URL) -> JournalError) throws {

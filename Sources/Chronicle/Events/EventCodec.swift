@@ -49,6 +49,12 @@ enum EventCodec {
         return commit
     }
 
+    /// The version of the commit encoded in `bytes`, without decoding the rest. O(1).
+    static func decodeVersion(_ bytes: UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> UInt64 {
+        var r = BinaryReader(bytes)
+        return try r.varint()
+    }
+
     static func decodeCommit(_ bytes: [UInt8]) throws(BinaryReader.Malformed) -> Commit {
         let result = bytes.withUnsafeBytes { raw in
             Result { () throws(BinaryReader.Malformed) -> Commit in try decodeCommit(raw) }

@@ -30,7 +30,7 @@ public struct CommitReader: Sendable {
         do throws(JournalError) {
             let lastGood = nextVersion - 1
             switch try cursor.next() {
-            case .commit(let commit, let start):
+            case .record(let commit, let start):
                 guard commit.version == nextVersion else {
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
                                    reason: "the record holds version \(commit.version) where version \(nextVersion) belongs")

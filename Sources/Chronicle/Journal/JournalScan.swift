@@ -9,9 +9,12 @@ import Foundation
 /// crash cut short, zeros or garbage the file system left) and is cut.
 /// Otherwise valid data follows bad data: that is damage, reported with
 /// ``JournalError/damaged(offset:lastGoodVersion:reason:)``, never skipped.
-/// A record whose checksum matches but whose commit does not decode, or does
-/// not carry the next version, is damage wherever it is: a torn write cannot
-/// produce a matching checksum.
+/// A record whose checksum matches but does not carry the next version is
+/// damage wherever it is: a torn write cannot produce a matching checksum.
+/// The scan decodes only each commit's version; a checksummed record whose
+/// events do not decode (only a bug or a crafted file makes one) is reported
+/// as damage, with its offset, when it is read — by the fold, a reader, or
+/// `chronicle verify`.
 struct JournalScan {
     var fileID: UUID
     /// The version before the first commit (0 unless the journal was compacted).
@@ -35,13 +38,13 @@ struct JournalScan {
         var offsets: [Int] = []
         while true {
             let lastGood = base + UInt64(offsets.count)
-            switch try cursor.next() {
+            switch try cursor.nextVersion() {
             case .end:
                 return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: size, tornBytes: 0)
-            case .commit(let commit, let start):
-                guard commit.version == lastGood + 1 else {
+            case .record(let version, let start):
+                guard version == lastGood + 1 else {
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
-                                   reason: "the record holds version \(commit.version) where version \(lastGood + 1) belongs")
+                                   reason: "the record holds version \(version) where version \(lastGood + 1) belongs")
                 }
                 offsets.append(start)
             case .badPayload(let start, let reason):

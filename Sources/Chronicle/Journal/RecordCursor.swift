@@ -7,12 +7,13 @@ import Foundation
 /// It never allocates more than the bytes that remain before `end`: a record
 /// length is checked against them before anything is read.
 struct RecordCursor: Sendable {
-    /// What the next record turned out to be.
-    enum Outcome {
+    /// What the next record turned out to be, with what was decoded of it.
+    enum Record<Payload> {
         /// No bytes remain.
         case end
-        /// A whole, checksummed, decodable commit that starts at `start`.
-        case commit(Commit, start: Int)
+        /// A whole, checksummed record that starts at `start`, and what its
+        /// payload decoded to (a commit, or only its version).
+        case record(Payload, start: Int)
         /// The bytes at `start` are not a whole record with a matching checksum
         /// (a torn write, zeros, garbage, or damage).
         case badFrame(start: Int, reason: String)
@@ -39,8 +40,26 @@ struct RecordCursor: Sendable {
         self.end = end
     }
 
+    /// A record with its whole commit decoded.
+    typealias Outcome = Record<Commit>
+
     /// Reads the record at the cursor and, if it is a commit, moves past it.
     mutating func next() throws(JournalError) -> Outcome {
+        try next { payload throws(BinaryReader.Malformed) in try EventCodec.decodeCommit(payload) }
+    }
+
+    /// Reads the record at the cursor, decoding only the version its commit
+    /// carries, and moves past it if the checksum matches. Opening a journal
+    /// uses it: checking framing, checksums and versions needs no events,
+    /// and a store that opens from a checkpoint never reads the events
+    /// before it.
+    mutating func nextVersion() throws(JournalError) -> Record<UInt64> {
+        try next { payload throws(BinaryReader.Malformed) in try EventCodec.decodeVersion(payload) }
+    }
+
+    private mutating func next<Payload>(
+        _ decode: (UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> Payload
+    ) throws(JournalError) -> Record<Payload> {
         let start = offset
         guard start < end else { return .end }
         guard let length = try frameLength(at: start) else {
@@ -51,19 +70,19 @@ struct RecordCursor: Sendable {
         guard try fill(payloadStart, length) else {
             return .badFrame(start: start, reason: "the file ended while the record was read")
         }
-        let result = buffer.withUnsafeBytes { raw -> Result<Commit, BinaryReader.Malformed>? in
+        let result = buffer.withUnsafeBytes { raw -> Result<Payload, BinaryReader.Malformed>? in
             let payload = UnsafeRawBufferPointer(rebasing: raw[(payloadStart - bufferStart)...].prefix(length))
             guard JournalFormat.checksum(length: UInt32(length), payload: payload) == stored else { return nil }
-            return Result { () throws(BinaryReader.Malformed) -> Commit in try EventCodec.decodeCommit(payload) }
+            return Result { () throws(BinaryReader.Malformed) -> Payload in try decode(payload) }
         }
         switch result {
         case nil:
             return .badFrame(start: start, reason: "the record's checksum does not match its contents")
         case .failure(let malformed)?:
             return .badPayload(start: start, reason: "the record's checksum matches but its commit does not decode (\(malformed))")
-        case .success(let commit)?:
+        case .success(let payload)?:
             offset = payloadStart + length
-            return .commit(commit, start: start)
+            return .record(payload, start: start)
         }
     }
 

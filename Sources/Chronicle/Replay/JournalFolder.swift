@@ -23,7 +23,20 @@ struct JournalFolder: Sendable {
         let last = journal.lastVersion
         guard version <= last else { throw .versionOutOfRange(requested: version, available: 0...last) }
         var state = start(atOrBefore: version)
-        try walk(from: &state, through: version) { _, _, _, _ in true }
+        var reader = journal.reader(from: state.version + 1)
+        var events = 0
+        let interval = checkpoints?.interval ?? .max
+        while state.version < version {
+            let next: Commit?
+            do { next = try reader.next() } catch { throw .journal(error) }
+            guard let commit = next else { throw .versionOutOfRange(requested: version, available: 0...state.version) }
+            do { try state.foldInPlace(commit) } catch { throw .rejected(error) }
+            events += commit.events.count
+            if events >= interval {
+                checkpoints?.insert(state)
+                events = 0
+            }
+        }
         return state
     }
 

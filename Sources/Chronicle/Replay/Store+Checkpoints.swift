@@ -23,7 +23,7 @@ extension Store {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
             guard let commit = next else { break }
-            do { state = try state.applying(commit).state } catch { throw .rejected(error) }
+            do { try state.foldInPlace(commit) } catch { throw .rejected(error) }
             checkpoints.didFold(state, events: commit.events.count)
             folded += commit.events.count
         }

@@ -22,8 +22,14 @@ public struct ChangeSetBuilder: Sendable {
     /// Whether a type was defined or a property added.
     public internal(set) var schemaChanged = false
 
+    /// Whether changes are recorded; a fold nobody observes skips the bookkeeping.
+    private let recording: Bool
+
     /// An empty builder.
-    public init() {}
+    public init() { recording = true }
+
+    /// An empty builder that records nothing when `recording` is `false`.
+    init(recording: Bool) { self.recording = recording }
 
     /// Whether nothing has been recorded. O(1).
     public var isEmpty: Bool { entries.isEmpty && !schemaChanged }
@@ -35,6 +41,7 @@ public struct ChangeSetBuilder: Sendable {
     }
 
     mutating func created(_ object: TableKey, record: ObjectRecord) {
+        guard recording else { return }
         var entry = touch(object, existedBefore: false)
         if entry.existedBefore, let last = entry.lastRecord {
             // Deleted and re-created with the same key: a modification
@@ -51,6 +58,7 @@ public struct ChangeSetBuilder: Sendable {
     }
 
     mutating func modified(_ object: TableKey, property: Int, old: PersistedValue, new: PersistedValue) {
+        guard recording else { return }
         var entry = touch(object, existedBefore: true)
         guard entry.existedBefore else { return }  // an insertion carries its final record
         if let index = entry.deltas.firstIndex(where: { $0.property == property }) {
@@ -66,6 +74,7 @@ public struct ChangeSetBuilder: Sendable {
     }
 
     mutating func deleted(_ object: TableKey, record: ObjectRecord) {
+        guard recording else { return }
         var entry = touch(object, existedBefore: true)
         entry.exists = false
         entry.lastRecord = record

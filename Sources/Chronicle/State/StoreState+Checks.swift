@@ -29,7 +29,6 @@ extension StoreState {
     /// element's case and optionality, set uniqueness, map key order, and
     /// that links point at live objects.
     func check(_ value: PersistedValue, fits property: PropertySchema) throws(Reason) {
-        let mismatch = Reason.typeMismatch(property: property.name, value: value)
         switch (property.collection, value) {
         case (.none, _):
             try checkElement(value, fits: property, nullable: property.isOptional || property.type == .object)
@@ -37,12 +36,14 @@ extension StoreState {
             for element in elements { try checkElement(element, fits: property, nullable: property.isOptional) }
         case (.set, .set(let elements)):
             for element in elements { try checkElement(element, fits: property, nullable: property.isOptional) }
-            guard Set(elements).count == elements.count else { throw mismatch }
+            guard Set(elements).count == elements.count else { throw .typeMismatch(property: property.name, value: value) }
         case (.map, .map(let entries)):
             for entry in entries { try checkMapValue(entry.value, fits: property) }
-            guard zip(entries, entries.dropFirst()).allSatisfy({ $0.key < $1.key }) else { throw mismatch }
+            guard zip(entries, entries.dropFirst()).allSatisfy({ $0.key < $1.key }) else {
+                throw .typeMismatch(property: property.name, value: value)
+            }
         default:
-            throw mismatch
+            throw .typeMismatch(property: property.name, value: value)
         }
     }
 
@@ -104,18 +105,16 @@ extension StoreState {
     func checkCreate(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue]) throws(Reason) {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
         guard key.rawValue >= 0 else { throw .invalidKey(key) }
-        let storage = tables[table]
-        guard !storage.objects.contains(key.rawValue) else { throw .keyInUse(table: table, key: key) }
-        let properties = schema[table].properties
-        guard values.count == properties.count else {
-            throw .valueCount(expected: properties.count, actual: values.count)
+        guard !tables[table].objects.contains(key.rawValue) else { throw .keyInUse(table: table, key: key) }
+        guard values.count == schema[table].properties.count else {
+            throw .valueCount(expected: schema[table].properties.count, actual: values.count)
         }
         var seen = Set<TableKey>()
-        for (property, value) in zip(properties, values) {
+        for (property, value) in zip(schema[table].properties, values) {
             try check(value, fits: property)
-            try checkOwnership(value.linkedKeys, through: property, seen: &seen)
+            if property.type == .object { try checkOwnership(value.linkedKeys, through: property, seen: &seen) }
         }
-        if let primaryKey = storage.primaryKey, let other = storage.primaryKeyIndex[values[primaryKey]] {
+        if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {
             throw .duplicatePrimaryKey(values[primaryKey], existing: other)
         }
     }

@@ -32,24 +32,42 @@ extension StoreState {
     ///   event does not apply.
     /// - Complexity: O(size of the change), independent of the store's size.
     public func applying(_ commit: Commit) throws(FoldError) -> (state: StoreState, changes: ChangeSet) {
+        var next = self
+        var changes = ChangeSetBuilder()
+        try next.fold(commit, changes: &changes)
+        return (next, changes.build(version: commit.version))
+    }
+
+    /// Folds `commit` into this state in place and records no change set:
+    /// what opening a store, time travel and replays do with commits nobody
+    /// observes. Nodes this state alone holds are written in place, where
+    /// ``applying(_:)`` first copies every node it touches (the old state
+    /// may be in use).
+    ///
+    /// - Throws: ``FoldError`` as ``applying(_:)`` does; this state is then
+    ///   partly folded and must be discarded.
+    /// - Complexity: O(size of the change).
+    mutating func foldInPlace(_ commit: Commit) throws(FoldError) {
+        var changes = ChangeSetBuilder(recording: false)
+        try fold(commit, changes: &changes)
+    }
+
+    private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder) throws(FoldError) {
         let isSnapshot = version == 0 && tables.isEmpty && Self.isSnapshot(commit)
         guard commit.version == version &+ 1 || isSnapshot else {
             throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
         }
-        var next = self
-        var changes = ChangeSetBuilder()
         for (index, event) in commit.events.enumerated() {
             do {
-                try next.apply(event, changes: &changes)
+                try apply(event, changes: &changes)
             } catch {
                 var error = error
                 error.eventIndex = index
                 throw error
             }
         }
-        if isSnapshot { next.restoreNextKeys(from: commit) }
-        next.version = commit.version
-        return (next, changes.build(version: commit.version))
+        if isSnapshot { restoreNextKeys(from: commit) }
+        version = commit.version
     }
 
     private mutating func fold(_ event: Event, changes: inout ChangeSetBuilder) throws(Reason) {

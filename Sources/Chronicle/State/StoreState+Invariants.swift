@@ -55,13 +55,17 @@ extension StoreState {
             }
             for (property, index) in storage.secondaryIndexes.enumerated() {
                 index?._checkInvariants()
-                let actual = index.map { Dictionary(uniqueKeysWithValues: $0.map { ($0.key, $0.value) }) }
+                index?.forEach { $0.value._checkInvariants() }
+                let actual = index.map { Dictionary(uniqueKeysWithValues: $0.map { ($0.key, $0.value.elements) }) }
                 if actual != secondary[property] { problems.append("\(type.name): index of property \(property)") }
             }
         }
         var actualBacklinks: [TableKey: [Backlink]] = [:]
         for (table, storage) in tables.enumerated() {
-            for (key, links) in storage.backlinks { actualBacklinks[TableKey(table: table, key: ObjectKey(key))] = links }
+            for (key, links) in storage.backlinks { 
+                links._checkInvariants()
+                actualBacklinks[TableKey(table: table, key: ObjectKey(key))] = links.elements
+            }
         }
         if actualBacklinks != expectedBacklinks.mapValues({ $0.sorted() }) { problems.append("backlinks differ") }
         for (target, links) in actualBacklinks where schema[target.table].isEmbedded && links.count > 1 {

@@ -55,13 +55,13 @@ public struct StoreState: Sendable {
         let storage = tables[table]
         if property == storage.primaryKey { return storage.primaryKeyIndex[value].map { [$0] } ?? [] }
         guard let index = storage.secondaryIndexes[property] else { return nil }
-        return index[value] ?? []
+        return index[value]?.elements ?? []
     }
 
     /// The links into object `key` of `table`, sorted by (table, key,
     /// property); an object listed twice in a list links twice. O(log n).
     public func backlinks(table: Int, key: ObjectKey) -> [Backlink] {
-        tables.indices.contains(table) ? tables[table].backlinks[key.rawValue] ?? [] : []
+        tables.indices.contains(table) ? tables[table].backlinks[key.rawValue]?.elements ?? [] : []
     }
 
     /// The key a writer should give the next object of `table`: one more

@@ -10,9 +10,9 @@ struct Table: Sendable {
     var primaryKeyIndex = PersistentHashMap<PersistedValue, ObjectKey>()
     /// One entry per property: for indexed, non-collection properties, a
     /// value → keys (ascending) index; `nil` otherwise.
-    var secondaryIndexes: [PersistentHashMap<PersistedValue, [ObjectKey]>?] = []
+    var secondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
     /// Target object key → the links into it, sorted.
-    var backlinks = PersistentIntMap<[Backlink]>()
+    var backlinks = PersistentIntMap<SortedChunks<Backlink>>()
     /// One more than the largest key ever used.
     var nextKey: Int64 = 1
 
@@ -22,7 +22,7 @@ struct Table: Sendable {
     }
 
     /// An empty secondary index if `property` is indexed.
-    static func emptyIndex(for property: PropertySchema) -> PersistentHashMap<PersistedValue, [ObjectKey]>? {
+    static func emptyIndex(for property: PropertySchema) -> PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>? {
         property.isIndexed && property.collection == .none ? PersistentHashMap() : nil
     }
 
@@ -44,51 +44,36 @@ struct Table: Sendable {
         }
     }
 
-    /// Files `key` under `value` in the secondary index of `property`. O(log n + bucket).
+    /// Files `key` under `value` in the secondary index of `property`.
+    /// O(log n + chunk); see ``SortedChunks``.
     mutating func index(_ key: ObjectKey, value: PersistedValue, property: Int) {
-        var keys = secondaryIndexes[property]![value] ?? []
-        keys.insert(key, at: keys.insertionPoint(of: key))
-        secondaryIndexes[property]![value] = keys
+        secondaryIndexes[property]!.modifyValue(forKey: value, default: SortedChunks.init) { $0.insert(key) }
     }
 
     /// Removes `key` from under `value` in the secondary index of `property`.
     mutating func unindex(_ key: ObjectKey, value: PersistedValue, property: Int) {
-        guard var keys = secondaryIndexes[property]![value] else { return }
-        let position = keys.insertionPoint(of: key)
-        guard position < keys.count, keys[position] == key else { return }
-        keys.remove(at: position)
-        secondaryIndexes[property]![value] = keys.isEmpty ? nil : keys
+        var emptied = false
+        secondaryIndexes[property]!.modifyValue(forKey: value, default: SortedChunks.init) { keys in
+            keys.remove(key)
+            emptied = keys.isEmpty
+        }
+        if emptied { secondaryIndexes[property]![value] = nil }
     }
 
     // MARK: Backlinks
 
     /// Records one more link into object `target`.
     mutating func addBacklink(_ link: Backlink, to target: ObjectKey) {
-        var links = backlinks[target.rawValue] ?? []
-        links.insert(link, at: links.insertionPoint(of: link))
-        backlinks[target.rawValue] = links
+        backlinks.modifyValue(forKey: target.rawValue, default: SortedChunks.init) { $0.insert(link) }
     }
 
     /// Forgets one link into object `target`.
     mutating func removeBacklink(_ link: Backlink, from target: ObjectKey) {
-        guard var links = backlinks[target.rawValue] else { return }
-        let position = links.insertionPoint(of: link)
-        guard position < links.count, links[position] == link else { return }
-        links.remove(at: position)
-        backlinks[target.rawValue] = links.isEmpty ? nil : links
-    }
-}
-
-extension Array where Element: Comparable {
-    /// The first position whose element is not less than `element`, in a
-    /// sorted array. O(log n).
-    func insertionPoint(of element: Element) -> Int {
-        var low = 0
-        var high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if self[middle] < element { low = middle + 1 } else { high = middle }
+        var emptied = false
+        backlinks.modifyValue(forKey: target.rawValue, default: SortedChunks.init) { links in
+            links.remove(link)
+            emptied = links.isEmpty
         }
-        return low
+        if emptied { backlinks[target.rawValue] = nil }
     }
 }

@@ -63,7 +63,7 @@ extension Store {
         }
         // The new journal must fold to exactly the current state.
         var check = StoreState()
-        for commit in history { check = try check.applying(commit).state }
+        for commit in history { try check.foldInPlace(commit) }
         precondition(check.version == current.version && check.isContentEqual(current),
                      "Chronicle: compaction produced a journal that does not fold to the current state")
 

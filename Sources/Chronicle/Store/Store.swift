@@ -78,7 +78,7 @@ public final class Store: Sendable {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
             guard let commit = next else { return state }
-            do { state = try state.applying(commit).state } catch { throw .rejected(error) }
+            do { try state.foldInPlace(commit) } catch { throw .rejected(error) }
         }
         return state
     }

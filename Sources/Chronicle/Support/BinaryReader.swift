@@ -83,10 +83,28 @@ struct BinaryReader {
         let length = try count(limit: remaining)
         let start = offset
         let raw = try bytes(length)
-        guard let value = String(validating: raw.bindMemory(to: UInt8.self), as: UTF8.self) else {
+        guard let value = Self.validUTF8(raw.bindMemory(to: UInt8.self)) else {
             throw Malformed(offset: start, reason: "string is not valid UTF-8")
         }
         return value
+    }
+
+    /// `bytes` as a string if they are valid UTF-8.
+    ///
+    /// `String(validating:as:)` runs unspecialised here (a generic-metadata
+    /// lookup per call, 3–4× the cost of the copy), and the fold decodes a
+    /// string per property. `String(decoding:as:)` is the fast path but
+    /// repairs bad bytes instead of failing, so a repaired result — which
+    /// no longer has the input's bytes — tells that the input was invalid.
+    static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let value = String(decoding: bytes, as: UTF8.self)
+        var same = false
+        var copy = value
+        copy.withUTF8 { decoded in
+            same = decoded.count == bytes.count
+                && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
+        }
+        return same ? value : nil
     }
 
     mutating func blob() throws(Malformed) -> [UInt8] {

@@ -105,6 +105,32 @@ struct PersistentHashMap<Key: Hashable, Value> {
         return nil
     }
 
+    /// Calls `body` with the value for `key` — `defaultValue()` first if
+    /// there is none — to edit in place, without a second reference to the
+    /// value that would make a copy-on-write value copy itself.
+    ///
+    /// - Complexity: O(log64 n) expected, plus `body`.
+    mutating func modifyValue(forKey key: Key, default defaultValue: () -> Value, _ body: (inout Value) -> Void) {
+        if self[key] == nil { updateValue(defaultValue(), forKey: key) }
+        Self.modify(&root!, hash: Self.hash(key), shift: 0, key: key, body)
+    }
+
+    /// Edits the value of `key`, which must be present below `node`.
+    private static func modify(_ node: inout Node, hash: UInt64, shift: Int, key: Key, _ body: (inout Value) -> Void) {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        if shift >= 64 {
+            body(&node.entries[node.entries.firstIndex { $0.key == key }!].value)
+            return
+        }
+        let digit = Bitmap.digit(hash, shift)
+        if node.dataMap & Bitmap.bit(digit) != 0 {
+            body(&node.entries[Bitmap.position(node.dataMap, digit)].value)
+            return
+        }
+        modify(&node.children[Bitmap.position(node.nodeMap, digit)], hash: hash,
+               shift: shift + Bitmap.bitsPerLevel, key: key, body)
+    }
+
     /// Removes `key`, returning its value, or `nil` (copying nothing) if it
     /// was absent. A subtree left with one entry is pulled up into its parent.
     ///

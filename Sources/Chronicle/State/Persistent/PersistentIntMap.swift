@@ -111,6 +111,27 @@ struct PersistentIntMap<Value> {
         return nil
     }
 
+    /// Calls `body` with the value for `key` — `defaultValue()` first if
+    /// there is none — to edit in place, without a second reference to the
+    /// value that would make a copy-on-write value copy itself.
+    ///
+    /// - Complexity: O(log64 n), plus `body`.
+    mutating func modifyValue(forKey key: Int64, default defaultValue: () -> Value, _ body: (inout Value) -> Void) {
+        if self[key] == nil { updateValue(defaultValue(), forKey: key) }
+        Self.modify(&root!, shift: shift, key: key, body)
+    }
+
+    /// Edits the value of `key`, which must be present below `node`.
+    private static func modify(_ node: inout Node, shift: Int, key: Int64, _ body: (inout Value) -> Void) {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        let position = Bitmap.position(node.bitmap, Bitmap.digit(UInt64(key), shift))
+        if shift == 0 {
+            body(&node.values[position])
+            return
+        }
+        modify(&node.children[position], shift: shift - Bitmap.bitsPerLevel, key: key, body)
+    }
+
     /// Removes `key`, returning its value, or `nil` (and copying nothing) if
     /// it was not there. Empty nodes are dropped and the root shrinks back.
     ///

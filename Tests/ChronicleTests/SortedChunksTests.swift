@@ -1,0 +1,88 @@
+import Testing
+@testable import Chronicle
+
+@Suite("SortedChunks")
+struct SortedChunksTests {
+    /// A seeded generator so a failure replays.
+    struct Seeded: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return state >> 33 | state << 31
+        }
+    }
+
+    @Test func emptyAndSingle() {
+        var chunks = SortedChunks<Int>()
+        #expect(chunks.isEmpty && chunks.elements.isEmpty)
+        let removedFromEmpty = chunks.remove(3)
+        #expect(!removedFromEmpty)
+        chunks.insert(3)
+        #expect(chunks.elements == [3] && chunks.count == 1)
+        let removed = chunks.remove(3)
+        #expect(removed && chunks.isEmpty && chunks.chunks.isEmpty)
+        chunks._checkInvariants()
+    }
+
+    @Test(arguments: [1, 7, 42])
+    func randomEditsMatchASortedArray(seed: UInt64) {
+        var random = Seeded(state: seed)
+        var chunks = SortedChunks<Int>()
+        var model: [Int] = []
+        for step in 0..<20_000 {
+            let value = Int.random(in: 0..<3_000, using: &random)
+            if Bool.random(using: &random) || model.isEmpty {
+                chunks.insert(value)
+                model.insert(value, at: model.insertionPoint(after: value))
+            } else {
+                let present = model.firstIndex(of: value)
+                let removed = chunks.remove(value)
+                #expect(removed == (present != nil))
+                if let present { model.remove(at: present) }
+            }
+            if step % 2_000 == 0 { chunks._checkInvariants() }
+        }
+        chunks._checkInvariants()
+        #expect(chunks.elements == model)
+        #expect(Array(chunks) == model)
+        #expect(chunks.count == model.count)
+        #expect(chunks.chunks.count > 1, "the test must cross chunk boundaries")
+    }
+
+    @Test func repeatsStayTogetherAcrossChunks() {
+        var chunks = SortedChunks<Int>()
+        for _ in 0..<(3 * SortedChunks<Int>.maximumChunk) { chunks.insert(5) }
+        chunks.insert(4)
+        chunks.insert(6)
+        chunks._checkInvariants()
+        #expect(chunks.elements.first == 4 && chunks.elements.last == 6)
+        var removals = 0
+        while chunks.remove(5) { removals += 1 }
+        #expect(removals == 3 * SortedChunks<Int>.maximumChunk)
+        #expect(chunks.elements == [4, 6])
+        chunks._checkInvariants()
+    }
+
+    @Test func copiesAreIndependentAndShareUntouchedChunks() {
+        let original = SortedChunks(sorted: 0..<10_000)
+        var copy = original
+        copy.insert(5_000)
+        let removed = copy.remove(9_999)
+        #expect(removed)
+        #expect(original.elements == Array(0..<10_000))
+        #expect(copy.count == 10_000)
+        original._checkInvariants()
+        copy._checkInvariants()
+        let shared = Set(original.chunks.map(ObjectIdentifier.init))
+            .intersection(copy.chunks.map(ObjectIdentifier.init))
+        // Only the two chunks the copy wrote were copied.
+        #expect(shared.count == original.chunks.count - 2)
+    }
+
+    @Test func equalityIgnoresChunking() {
+        var built = SortedChunks<Int>()
+        for value in (0..<1_000).reversed() { built.insert(value) }
+        #expect(built == SortedChunks(sorted: 0..<1_000))
+        #expect(built != SortedChunks(sorted: 1..<1_000))
+    }
+}
