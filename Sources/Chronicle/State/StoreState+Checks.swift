@@ -110,9 +110,12 @@ extension StoreState {
             throw .valueCount(expected: schema[table].properties.count, actual: values.count)
         }
         var seen = Set<TableKey>()
-        for (property, value) in zip(schema[table].properties, values) {
-            try check(value, fits: property)
-            if property.type == .object { try checkOwnership(value.linkedKeys, through: property, seen: &seen) }
+        // Indexes, not zip: zip copies each PropertySchema (and retains its strings).
+        for index in values.indices {
+            try check(values[index], fits: schema[table].properties[index])
+            if schema[table].properties[index].type == .object {
+                try checkOwnership(values[index].linkedKeys, through: schema[table].properties[index], seen: &seen)
+            }
         }
         if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {
             throw .duplicatePrimaryKey(values[primaryKey], existing: other)

@@ -8,11 +8,12 @@ extension StoreState {
     /// value the property holds already does nothing.
     mutating func write(_ table: Int, _ key: ObjectKey, _ property: Int, _ value: PersistedValue,
                         leaving: [ObjectKey] = [], entering: [ObjectKey] = [], changes: inout ChangeSetBuilder) {
-        guard var record = tables[table].objects[key.rawValue] else { preconditionFailure("write to missing object") }
-        let old = record.values[property]
+        guard let old = tables[table].objects[key.rawValue]?.values[property] else { preconditionFailure("write to missing object") }
         guard old != value else { return }
-        record.values[property] = value
-        tables[table].objects[key.rawValue] = record
+        // In place: the record's values are copied only if another state version shares them.
+        tables[table].objects.modifyValue(forKey: key.rawValue, default: { preconditionFailure("write to missing object") }) {
+            $0.values[property] = value
+        }
         if tables[table].secondaryIndexes[property] != nil {
             tables[table].unindex(key, value: old, property: property)
             tables[table].index(key, value: value, property: property)
@@ -41,8 +42,8 @@ extension StoreState {
         tables[table].objects[key.rawValue] = record
         tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
         tables[table].index(key, record)
-        for (property, schema) in schema[table].properties.enumerated() {
-            guard let target = linkTable(schema) else { continue }
+        for property in values.indices where schema[table].properties[property].type == .object {
+            guard let target = linkTable(schema[table].properties[property]) else { continue }
             let link = Backlink(table: table, key: key, property: property)
             for targetKey in values[property].linkedKeys { tables[target].addBacklink(link, to: targetKey) }
         }
