@@ -79,6 +79,14 @@ struct SortedChunksTests {
         #expect(shared.count == original.chunks.count - 2)
     }
 
+    @Test func ascendingInsertsFillChunks() {
+        var chunks = SortedChunks<Int>()
+        for value in 0..<(10 * SortedChunks<Int>.maximumChunk) { chunks.insert(value) }
+        chunks._checkInvariants()
+        #expect(chunks.chunks.count == 10)
+        #expect(chunks.elements == Array(0..<(10 * SortedChunks<Int>.maximumChunk)))
+    }
+
     @Test func equalityIgnoresChunking() {
         var built = SortedChunks<Int>()
         for value in (0..<1_000).reversed() { built.insert(value) }

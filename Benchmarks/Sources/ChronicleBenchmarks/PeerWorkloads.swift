@@ -322,24 +322,33 @@ enum PeerWorkloads {
             var residentAfterOpen = 0
             let before = ProcessInfoReader.statusKB("VmRSS")
             let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
-                let store = try ChronicleSide.open(journal, durability: .none)
+                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
                 precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
                 residentAfterOpen = ProcessInfoReader.statusKB("VmRSS")
             }
             figures.append(.times("W6 open \(label) + read one object", one, note: "no checkpoint: folds every event"))
             let all = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
-                let store = try ChronicleSide.open(journal, durability: .none)
+                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
                 var sum = 0
                 for player in store.objects(Player.self) { sum &+= player.score }
                 blackHole(sum)
             }
             figures.append(.times("W6 open \(label) + read all", all))
-            if let checkpointed = try openWithCheckpoint(journal, probe: probe, runs: options.slowRuns) {
-                figures.append(.times("W6 open \(label) with a checkpoint + read one object", checkpointed))
-            } else {
-                figures.append(Figure(name: "W6 open \(label) with a checkpoint + read one object", median: -1, p99: -1,
-                                      note: "not measured: checkpoints come with the replay branch (hook: openWithCheckpoint)"))
+            // The checkpoint file next to the journal: written once, then every open loads it.
+            try ChronicleSide.open(journal, durability: .none).writeCheckpoint()
+            let checkpointed = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
+                let store = try ChronicleSide.open(journal, durability: .none)
+                precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
             }
+            figures.append(.times("W6 open \(label) with a checkpoint + read one object", checkpointed,
+                                  note: "loads the checkpoint file, scans the journal"))
+            let checkpointedAll = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
+                let store = try ChronicleSide.open(journal, durability: .none)
+                var sum = 0
+                for player in store.objects(Player.self) { sum &+= player.score }
+                blackHole(sum)
+            }
+            figures.append(.times("W6 open \(label) with a checkpoint + read all", checkpointedAll))
             let resident = (residentAfterOpen - before) * 1024
             figures.append(.bytes("W6 resident growth with \(label) players open", resident,
                                   note: String(format: "%.0f B an object", Double(resident) / Double(size))))
@@ -366,18 +375,12 @@ enum PeerWorkloads {
                 try pool.close()
             }
             figures.append(.times("W6 open \(label) + read all", all))
+            // GRDB has no checkpoint: the same figures pair with Chronicle's checkpoint rows.
+            figures.append(.times("W6 open \(label) with a checkpoint + read one object #(GRDB: as above)", one))
+            figures.append(.times("W6 open \(label) with a checkpoint + read all #(GRDB: as above)", all))
             figures.append(.bytes("W6 journal size #database size", ProcessInfoReader.diskSize(database.deletingLastPathComponent(), prefix: "players.sqlite")))
         }
         return figures
-    }
-
-    /// CHECKPOINT HOOK. Opens the journal from its newest checkpoint and reads
-    /// one object, `runs` times; returns `nil` while the library has no
-    /// checkpoints (they are being built on the `replay` branch). When they
-    /// land: write a checkpoint in W6's prepare step, open with it here, and
-    /// return the durations — the table then shows the row with its ratio.
-    static func openWithCheckpoint(_ journal: URL, probe: Int, runs: Int) throws -> [Duration]? {
-        nil
     }
 }
 

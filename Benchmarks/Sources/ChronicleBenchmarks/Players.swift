@@ -88,8 +88,12 @@ struct SplitMix64: RandomNumberGenerator {
 // MARK: Chronicle setup
 
 enum ChronicleSide {
-    static func open(_ url: URL, durability: Durability) throws -> Store {
-        try Store(configuration: .init(fileURL: url, durability: durability, objectTypes: [Player.self]))
+    /// A store over `url`; with `checkpointFile: false` it neither reads
+    /// nor writes a checkpoint file (opening folds every commit).
+    static func open(_ url: URL, durability: Durability, checkpointFile: Bool = true) throws -> Store {
+        var configuration = Store.Configuration(fileURL: url, durability: durability, objectTypes: [Player.self])
+        configuration.checkpoints.usesFile = checkpointFile
+        return try Store(configuration: configuration)
     }
 
     /// Inserts `data` in commits of `batch` objects.

@@ -76,6 +76,10 @@ struct PlannedRow: QueryRow {
     ///   object's own record directly.
     func value(at path: PropertyPath) -> PersistedValue? {
         guard let steps = plan.steps(for: path), !steps.isEmpty else { return nil }
+        if steps.count == 1, steps[0].target == nil {
+            // The common case: a property of the object itself, not a link.
+            return record.values.indices.contains(steps[0].property) ? record.values[steps[0].property] : nil
+        }
         var record = record
         for (depth, step) in steps.enumerated() {
             guard record.values.indices.contains(step.property) else { return nil }

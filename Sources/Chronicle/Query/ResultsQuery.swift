@@ -66,12 +66,16 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
                              table: table.index, state: state)
         let nodes = filters.map(\.node)
         let inexact = filters.filter { !$0.isExact }
+        // Asked once: this code is generic over the element type, so each
+        // `isEmpty` on `inexact` in the loop would run unspecialised.
+        let allExact = inexact.isEmpty
+        let unfiltered = filters.isEmpty
         // The translated parts decide first, non-generically; the predicates
         // of inexact filters run only on the objects that pass.
         func matches(_ key: ObjectKey, _ record: ObjectRecord) -> Bool {
             if EvaluationCounter.isInstalled { EvaluationCounter.current?.count() }
             guard plan.accepts(nodes, plan.row(key, record)) else { return false }
-            guard !inexact.isEmpty else { return true }
+            guard !allExact else { return true }
             let element = probe.element(key)
             return inexact.allSatisfy { (try? $0.predicate.evaluate(element)) ?? false }
         }
@@ -81,7 +85,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         }
         if !sort.isEmpty || !distinct.isEmpty {
             var keys: [ObjectKey] = []
-            for (key, record) in state.objects(table: table.index) where filters.isEmpty || matches(key, record) {
+            for (key, record) in state.objects(table: table.index) where unfiltered || matches(key, record) {
                 keys.append(key)
             }
             return Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
@@ -89,7 +93,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         var evaluation = previous
         for (key, record) in state.objects(table: table.index, from: previous.resumeKey) {
             evaluation.resumeKey = ObjectKey(key.rawValue + 1)
-            if filters.isEmpty || matches(key, record) {
+            if unfiltered || matches(key, record) {
                 evaluation.keys.append(key)
                 if evaluation.keys.count >= needed { return evaluation }
             }

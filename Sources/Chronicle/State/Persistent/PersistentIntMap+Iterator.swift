@@ -43,20 +43,37 @@ extension PersistentIntMap: Sequence {
             }
         }
 
+        /// The leaf being read, outside the stack: most calls only step
+        /// through it, with no frame copied in or out of the stack.
+        private var leaf: Node?
+        private var leafBits: UInt64 = 0
+        private var leafPosition = 0
+        private var leafBase: Int64 = 0
+
         mutating func next() -> (key: Int64, value: Value)? {
-            while var frame = stack.last {
-                if frame.bits == 0 {
-                    stack.removeLast()
+            if leafBits != 0 {
+                let digit = leafBits.trailingZeroBitCount
+                leafBits &= leafBits &- 1
+                defer { leafPosition += 1 }
+                return (leafBase | Int64(digit), leaf.unsafelyUnwrapped.values[leafPosition])
+            }
+            while var frame = stack.popLast() {
+                if frame.shift == 0 {
+                    leaf = frame.node
+                    leafBits = frame.bits
+                    leafPosition = frame.position
+                    leafBase = frame.base
+                    if leafBits != 0 { return next() }
                     continue
                 }
+                guard frame.bits != 0 else { continue }
                 let digit = frame.bits.trailingZeroBitCount
                 frame.bits &= frame.bits &- 1
                 let position = frame.position
                 frame.position += 1
-                stack[stack.count - 1] = frame
                 let key = frame.base | Int64(digit) << Int64(frame.shift)
-                if frame.shift == 0 { return (key, frame.node.values[position]) }
                 let child = frame.node.children[position]
+                stack.append(frame)
                 stack.append(Frame(node: child, bits: child.bitmap, position: 0,
                                    shift: frame.shift - Bitmap.bitsPerLevel, base: key))
             }

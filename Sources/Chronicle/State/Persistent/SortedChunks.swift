@@ -69,6 +69,14 @@ struct SortedChunks<Element: Comparable> {
             return
         }
         let index = chunkIndex(for: element)
+        let last = chunks[index].elements.count - 1
+        if index == chunks.count - 1, last + 1 >= Self.maximumChunk, !(element < chunks[index].elements[last]) {
+            // Appending to a full last chunk (keys mostly arrive in ascending
+            // order): start a new chunk rather than leave two half-full ones.
+            chunks.append(Chunk([element]))
+            count += 1
+            return
+        }
         ownChunk(index)
         let chunk = chunks[index]
         chunk.elements.insert(element, at: chunk.elements.insertionPoint(after: element))
