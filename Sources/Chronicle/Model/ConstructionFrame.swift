@@ -117,8 +117,10 @@ final class ConstructionFrame {
         let frame = current
         let taken = (frame.pending, frame.options)
         frame.lastTakenOptions = frame.options
-        frame.pending = []
-        frame.options = []
+        // Keep the capacity: the next object of the class needs as much, and
+        // growing from empty again cost three allocations per array.
+        frame.pending.removeAll(keepingCapacity: true)
+        frame.options.removeAll(keepingCapacity: true)
         return taken
     }
 }

@@ -19,6 +19,15 @@ public protocol _PersistableProperty: Sendable {
     static func _makeDefault() -> Self
     /// What a key-path recording instance returns; `nil` uses the default.
     static func _recordingValue(_ recording: _Recording) -> Self?
+    /// The stored value of a type that can be a primary key, `nil` for the
+    /// others. A requirement, not a cast to `_PrimitivePersistable`: a
+    /// conformance cast costs more than the whole primary-key look-up.
+    var _primaryKeyValue: PersistedValue? { get }
+}
+
+extension _PersistableProperty {
+    /// `nil`: this type cannot be a primary key.
+    public var _primaryKeyValue: PersistedValue? { nil }
 }
 
 /// A type that can be an element of a collection property or the wrapped
@@ -82,6 +91,8 @@ extension _PrimitivePersistable {
         return _probe
     }
     public static var _probe: Self? { nil }
+    /// The primitive value.
+    public var _primaryKeyValue: PersistedValue? { _primitive }
 }
 
 extension Bool: _PrimitivePersistable {

@@ -149,14 +149,16 @@ public final class Store: Sendable {
     func tableBinding(for metadata: ClassMetadata, in state: StoreState) -> TableBinding? {
         let id = ObjectIdentifier(metadata.type)
         guard let index = state.tableIndex(named: metadata.name) else { return nil }
-        let schema = state.schema[index]
+        let propertyCount = state.schema[index].properties.count
         return bindings.withLock { bindings in
-            if let cached = bindings[id]?.value, cached.index == index,
-               cached.schemaPropertyCount == schema.properties.count {
-                return cached
-            }
-            let binding = TableBinding(store: self, index: index, metadata: metadata, schema: schema)
-            bindings[id] = WeakTableBinding(value: binding)
+            let cached = bindings[id]
+            let fresh = cached.map { $0.index == index && $0.schemaPropertyCount == propertyCount } ?? false
+            if fresh, let live = cached?.value { return live }
+            let mapping = fresh ? cached!.propertyByOrdinal : TableBinding.propertyByOrdinal(metadata, state.schema[index])
+            let binding = TableBinding(store: self, index: index, metadata: metadata, schemaPropertyCount: propertyCount,
+                                       propertyByOrdinal: mapping)
+            bindings[id] = WeakTableBinding(value: binding, index: index, schemaPropertyCount: propertyCount,
+                                            propertyByOrdinal: mapping)
             return binding
         }
     }
@@ -368,8 +370,8 @@ public final class Store: Sendable {
         let compatible = expected == keyType || (Self.integerTypes.contains(expected) && Self.integerTypes.contains(keyType))
         precondition(compatible, "Chronicle: the primary key of \(metadata.name) is \(expected), not \(KeyType.self)")
         guard let table = tableBinding(for: metadata, in: state) else { return nil }
-        guard let primitive = key as? any _PrimitivePersistable,
-              let objectKey = state.key(table: table.index, primaryKey: primitive._primitive) else { return nil }
+        guard let primitive = key._primaryKeyValue,
+              let objectKey = state.key(table: table.index, primaryKey: primitive) else { return nil }
         return handle(type, table: table, key: objectKey, frozen: frozen)
     }
 
@@ -390,6 +392,13 @@ final class PublishedState: Sendable {
     init(_ state: StoreState) { self.state = state }
 }
 
+/// A store's cached binding of one class: the binding itself, weakly (it
+/// references the store), and the ordinal-to-property mapping it was made
+/// with, strongly, so that a binding made again after the last object of its
+/// class went away costs an allocation, not a walk of the schema by name.
 struct WeakTableBinding {
     weak var value: TableBinding?
+    let index: Int
+    let schemaPropertyCount: Int
+    let propertyByOrdinal: [Int]
 }

@@ -15,12 +15,22 @@ final class TableBinding: Sendable {
     /// migration that appends properties makes the binding stale.
     let schemaPropertyCount: Int
 
-    init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema) {
+    init(store: Store, index: Int, metadata: ClassMetadata, schemaPropertyCount: Int, propertyByOrdinal: [Int]) {
         self.store = store
         self.index = index
         self.metadata = metadata
-        schemaPropertyCount = schema.properties.count
-        propertyByOrdinal = metadata.properties.map { property in
+        self.schemaPropertyCount = schemaPropertyCount
+        self.propertyByOrdinal = propertyByOrdinal
+    }
+
+    convenience init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema) {
+        self.init(store: store, index: index, metadata: metadata, schemaPropertyCount: schema.properties.count,
+                  propertyByOrdinal: Self.propertyByOrdinal(metadata, schema))
+    }
+
+    /// For each ordinal of `metadata`'s class, the index of its property in `schema` (−1 for linking objects).
+    static func propertyByOrdinal(_ metadata: ClassMetadata, _ schema: TypeSchema) -> [Int] {
+        metadata.properties.map { property in
             property.kind.isLinkingObjects ? -1 : (schema.propertyIndex(named: property.name) ?? -1)
         }
     }
