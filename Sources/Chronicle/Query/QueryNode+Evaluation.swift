@@ -27,24 +27,42 @@ extension QueryNode {
         case .compare(let path, let op, let constant):
             return Self.compareValues(row.value(at: path) ?? .null, op, constant)
         case .string(let path, let op, let constant):
-            guard case .string(let value)? = row.value(at: path) else { return false }
-            return op.apply(value, constant)
+            return Self.stringMatches(row.value(at: path), op, constant)
         case .oneOf(let path, let constants):
-            let value = row.value(at: path) ?? .null
-            return constants.contains { Self.compareValues(value, .equal, $0) }
+            return Self.isOneOf(row.value(at: path), constants)
         case .containsElement(let path, let constant):
-            switch row.value(at: path) {
-            case .list(let elements)?, .set(let elements)?:
-                return elements.contains { Self.compareValues($0, .equal, constant) }
-            default:
-                return false
-            }
+            return Self.containsElement(row.value(at: path), constant)
         case .unwrap(let path):
-            guard let value = row.value(at: path), !value.isNull else { throw .unwrappedNil(path) }
-            return true
+            return try Self.unwrap(row.value(at: path), path)
         case .opaque:
             return true
         }
+    }
+
+    // The leaf tests, shared with the compiled form (``QueryPlan/compile(_:)``).
+
+    static func stringMatches(_ value: PersistedValue?, _ op: StringOperator, _ constant: String) -> Bool {
+        guard case .string(let value)? = value else { return false }
+        return op.apply(value, constant)
+    }
+
+    static func isOneOf(_ value: PersistedValue?, _ constants: [PersistedValue]) -> Bool {
+        let value = value ?? .null
+        return constants.contains { compareValues(value, .equal, $0) }
+    }
+
+    static func containsElement(_ value: PersistedValue?, _ constant: PersistedValue) -> Bool {
+        switch value {
+        case .list(let elements)?, .set(let elements)?:
+            return elements.contains { compareValues($0, .equal, constant) }
+        default:
+            return false
+        }
+    }
+
+    static func unwrap(_ value: PersistedValue?, _ path: PropertyPath) throws(QueryError) -> Bool {
+        guard let value, !value.isNull else { throw .unwrappedNil(path) }
+        return true
     }
 
     /// Compares two values the way Swift compares the types they came from:

@@ -52,12 +52,12 @@ final class QueryPlan {
         PlannedRow(plan: self, key: key, record: record)
     }
 
-    /// Whether the translated parts of `nodes` accept the object; `false`
-    /// where `Predicate.evaluate` would throw (a force unwrap met `nil`).
-    func accepts(_ nodes: [QueryNode], _ row: PlannedRow) -> Bool {
-        for node in nodes {
+    /// Whether every one of `tests` accepts the object; `false` where
+    /// `Predicate.evaluate` would throw (a force unwrap met `nil`).
+    func accepts(_ tests: [Test], _ row: PlannedRow) -> Bool {
+        for test in tests {
             do {
-                guard try node.evaluate(on: row) else { return false }
+                guard try test(row) else { return false }
             } catch {
                 return false
             }

@@ -64,7 +64,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         let probe = ObjectProbe<Element>(table: table, frozen: frozen ?? state)
         let plan = QueryPlan(nodes: filters.map(\.node), sortPaths: persistedSortPaths + distinct,
                              table: table.index, state: state)
-        let nodes = filters.map(\.node)
+        let tests = filters.map { plan.compile($0.node) }
         let inexact = filters.filter { !$0.isExact }
         // Asked once: this code is generic over the element type, so each
         // `isEmpty` on `inexact` in the loop would run unspecialised.
@@ -74,7 +74,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         // of inexact filters run only on the objects that pass.
         func matches(_ key: ObjectKey, _ record: ObjectRecord) -> Bool {
             if EvaluationCounter.isInstalled { EvaluationCounter.current?.count() }
-            guard plan.accepts(nodes, plan.row(key, record)) else { return false }
+            guard plan.accepts(tests, plan.row(key, record)) else { return false }
             guard !allExact else { return true }
             let element = probe.element(key)
             return inexact.allSatisfy { (try? $0.predicate.evaluate(element)) ?? false }

@@ -1,0 +1,63 @@
+/// A query node compiled against a ``QueryPlan``: a tree of closures whose
+/// leaves read the record at resolved property indexes.
+///
+/// Interpreting a ``QueryNode`` per object paid for the enum walk, copies of
+/// its payloads and a search for each path's resolved steps; compiled once
+/// per evaluation, a leaf such as `score < 100` is one closure call, one
+/// array read and one comparison. The leaves' semantics are
+/// ``QueryNode``'s own static tests, so both forms agree by construction;
+/// every query through a store (and the through-the-store predicate tests
+/// against `Predicate.evaluate`) runs this form.
+extension QueryPlan {
+    /// Whether a row passes; throws where `Predicate.evaluate` would.
+    typealias Test = (PlannedRow) throws(QueryError) -> Bool
+
+    /// `node` compiled against this plan's resolved paths. O(size of `node`).
+    func compile(_ node: QueryNode) -> Test {
+        switch node {
+        case .constant(let value):
+            return { _ in value }
+        case .and(let nodes):
+            let tests = nodes.map(compile)
+            return { row throws(QueryError) in
+                for test in tests where try !test(row) { return false }
+                return true
+            }
+        case .or(let nodes):
+            let tests = nodes.map(compile)
+            return { row throws(QueryError) in
+                for test in tests where try test(row) { return true }
+                return false
+            }
+        case .not(let node):
+            let test = compile(node)
+            return { row throws(QueryError) in try !test(row) }
+        case .compare(let path, let op, let constant):
+            let read = reader(path)
+            return { row in QueryNode.compareValues(read(row) ?? .null, op, constant) }
+        case .string(let path, let op, let constant):
+            let read = reader(path)
+            return { row in QueryNode.stringMatches(read(row), op, constant) }
+        case .oneOf(let path, let constants):
+            let read = reader(path)
+            return { row in QueryNode.isOneOf(read(row), constants) }
+        case .containsElement(let path, let constant):
+            let read = reader(path)
+            return { row in QueryNode.containsElement(read(row), constant) }
+        case .unwrap(let path):
+            let read = reader(path)
+            return { row throws(QueryError) in try QueryNode.unwrap(read(row), path) }
+        case .opaque:
+            return { _ in true }
+        }
+    }
+
+    /// Reads `path` from a row: directly from the record for a property of
+    /// the object itself, through ``PlannedRow/value(at:)`` across links.
+    private func reader(_ path: PropertyPath) -> (PlannedRow) -> PersistedValue? {
+        guard let steps = steps(for: path), !steps.isEmpty else { return { _ in nil } }
+        guard steps.count == 1, steps[0].target == nil else { return { $0.value(at: path) } }
+        let property = steps[0].property
+        return { row in row.record.values.indices.contains(property) ? row.record.values[property] : nil }
+    }
+}
