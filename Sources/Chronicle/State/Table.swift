@@ -7,7 +7,7 @@ struct Table: Sendable {
     /// The primary-key property, if the type has one.
     var primaryKey: Int?
     /// Primary-key value → object.
-    var primaryKeyIndex = PersistentHashMap<PersistedValue, ObjectKey>()
+    var primaryKeyIndex = PrimaryKeyIndex()
     /// One entry per property: for indexed, non-collection properties, a
     /// value → keys (ascending) index; `nil` otherwise.
     var secondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
