@@ -38,7 +38,7 @@ extension Store {
 
     /// ``compact(keepingLast:)`` with a fault-injection seam: `afterStep`
     /// may throw to stop the replacement after a step, as a crash would.
-    func compact(keepingLast: Int, afterStep: ((JournalReplacementStep) throws(JournalError) -> Void)?) throws {
+    func compact(keepingLast: Int, afterStep: ((FileReplacementStep) throws(JournalError) -> Void)?) throws {
         precondition(currentTransaction() == nil, "Chronicle: store.compact() cannot run inside a write on the same store")
         guard let url = configuration.fileURL else { return }
         writer.lock()
