@@ -86,5 +86,8 @@ extension Store {
         do { new = try Journal(fileURL: url, durability: configuration.durability) } catch { throw StoreError.journal(error) }
         journalBox.withLock { $0 = new }
         try? old.close()
+        // The new journal has a new file identifier: the checkpoint file
+        // matches it no longer, so the next open would fold it all.
+        checkpointFile.journalWasReplaced()
     }
 }
