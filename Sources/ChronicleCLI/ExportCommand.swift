@@ -13,6 +13,8 @@ enum ExportCommand {
         try JournalInput.check(to, journal, path: path)
         var progress = Progress("exporting", total: to)
         defer { progress.done() }
+        // One line per commit, from the first the journal has.
+        var version = max(from, journal.baseVersion + 1)
         var buffer = Data()
         do {
             try journal.exportJSONLines(from: from, through: to) { line in
@@ -21,7 +23,8 @@ enum ExportCommand {
                     FileHandle.standardOutput.write(buffer)
                     buffer.removeAll(keepingCapacity: true)
                 }
-                progress.update(from)
+                progress.update(version)
+                version += 1
             }
         } catch let error as StoreError {
             throw CLIError.from(error, path: path)

@@ -112,8 +112,8 @@ struct CompactionTests {
         #expect(Array(reopened.journal.commits()).count == 4)
     }
 
-    @Test(arguments: JournalReplacementStep.allCases)
-    func aCrashAfterAnyStepLeavesAJournalThatOpensToTheSameState(step: JournalReplacementStep) throws {
+    @Test(arguments: FileReplacementStep.allCases)
+    func aCrashAfterAnyStepLeavesAJournalThatOpensToTheSameState(step: FileReplacementStep) throws {
         let url = try JournalFixtures.journalURL("crash\(step.rawValue)")
         var store: Store? = try Self.populatedStore(url)
         let before = store!.committedState()
@@ -126,7 +126,7 @@ struct CompactionTests {
         let reopened = try Store(configuration: .init(fileURL: url, durability: .none))
         #expect(Self.contentEqual(reopened.committedState(), before))
         // The old journal (before the rename) or the new one (after it).
-        #expect(reopened.journal.baseVersion == (step.rawValue >= JournalReplacementStep.renamed.rawValue ? before.version - UInt64(step.rawValue) - 1 : 0))
+        #expect(reopened.journal.baseVersion == (step.rawValue >= FileReplacementStep.renamed.rawValue ? before.version - UInt64(step.rawValue) - 1 : 0))
         try reopened.write { reopened.objects(Person.self).first!.firstName = "after the crash" }
         #expect(reopened.version == before.version + 1)
     }

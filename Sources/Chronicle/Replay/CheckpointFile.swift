@@ -81,14 +81,37 @@ enum CheckpointFile {
         return w.bytes
     }
 
-    /// Writes a checkpoint of `state` next to the journal, atomically (a
-    /// temporary file renamed over the old one). Best effort: a cache.
-    static func write(_ state: StoreState, journal: Journal) throws {
-        guard let journalURL = journal.fileURL, state.version > 0 else { return }
+    /// Writes a checkpoint of `state` next to the journal, atomically and
+    /// durably (``FileReplacement/replace(at:afterStep:write:)``), so a
+    /// crash leaves the old checkpoint file, or none, or the new one whole,
+    /// never a partial file under the real name. Removes what earlier
+    /// interrupted writes left. The journal file itself is only read.
+    ///
+    /// The journal is synced first: a checkpoint durable ahead of the commit
+    /// it names would, after a power loss, name a commit the journal lost.
+    /// (It would be rejected, but it would cost the next open a full fold.)
+    ///
+    /// Call only as the journal's writer (the one process that may replace
+    /// its checkpoint file), one write at a time.
+    ///
+    /// - Returns: whether a file was written (not for an empty state or an
+    ///   in-memory or read-only journal).
+    /// - Throws: ``JournalError`` from syncing, reading or writing.
+    /// - Complexity: O(size of the state).
+    @discardableResult
+    static func write(_ state: StoreState, journal: Journal,
+                      afterStep: ((FileReplacementStep) throws(JournalError) -> Void)? = nil) throws(JournalError) -> Bool {
+        guard let journalURL = journal.fileURL, !journal.isReadOnly, state.version > 0 else { return false }
+        try journal.sync()
         var reader = journal.reader(from: state.version)
-        guard let commit = try reader.next() else { return }
+        guard let commit = try reader.next(), commit.version == state.version else { return false }
         let bytes = encode(state, journalID: journal.fileIdentifier, commit: commit)
-        try Data(bytes).write(to: url(for: journalURL), options: .atomic)
+        let target = url(for: journalURL)
+        FileReplacement.removeLeftovers(of: target)
+        try FileReplacement.replace(at: target, afterStep: afterStep) { (file) throws(JournalError) in
+            try bytes.withBytes { (raw) throws(JournalError) in try file.write(raw, at: 0) }
+        }
+        return true
     }
 
     // MARK: Reading

@@ -27,9 +27,30 @@ extension Store {
         public var maximumInMemory: Int
         /// Whether a file store keeps a checkpoint file next to its journal.
         public var usesFile: Bool
-        /// How many events opening a store must fold beyond the checkpoint
-        /// file (or from the start, without one) before it writes a new
-        /// checkpoint file. ``Store/writeCheckpoint()`` writes one at any time.
+        /// How many events the journal may hold beyond the checkpoint file
+        /// (or in all, without one) before the store writes a new one.
+        ///
+        /// The rule, so that opening never folds much more than this many
+        /// events:
+        /// - **Opening** writes the file when it folded at least this many
+        ///   events, or found the file damaged or stale (it has just paid
+        ///   for a fold at least as costly as the write).
+        /// - **While the store is open**, once commits since the file add
+        ///   up to this many events, the store writes the file again on a
+        ///   background queue: commits never wait for it. Commits made
+        ///   during that write lead to at most one more. A compaction
+        ///   (which gives the journal a new identity) is followed by one too.
+        ///   A failed write is a cache miss, not an error: the store tries
+        ///   again after as many events again.
+        /// - **Closing** (``Store/close()``, or the store going away) waits
+        ///   for a write in progress but starts none.
+        ///
+        /// Why not write at every close: the write costs O(size of the
+        /// state) — a large store's multi-megabyte file and two syncs —
+        /// while folding a short tail at the next open costs little, and a
+        /// process that is killed never closes, so only a rule driven by
+        /// the journal's growth bounds what the next open folds.
+        /// ``Store/writeCheckpoint()`` writes the file at any time.
         public var fileThreshold: Int
 
         /// A policy. The defaults keep memory modest; journals beyond about

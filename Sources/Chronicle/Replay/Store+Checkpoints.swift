@@ -3,8 +3,13 @@ import Foundation
 extension Store {
     /// Opens a journal's state: the checkpoint file if it is valid, then
     /// the commits after it. Writes a fresh checkpoint file when the fold
-    /// was long (see ``CheckpointPolicy/fileThreshold``).
-    static func open(_ journal: Journal, checkpoints: CheckpointIndex) throws(StoreError) -> StoreState {
+    /// was long (see ``Store/CheckpointPolicy/fileThreshold``) or the file was
+    /// damaged or stale; here, not in the background, because opening
+    /// has just paid for a fold at least as costly as the write.
+    ///
+    /// - Returns: the state, and how many events the journal holds beyond
+    ///   the checkpoint file afterwards (where the store's writer starts counting).
+    static func open(_ journal: Journal, checkpoints: CheckpointIndex) throws(StoreError) -> (state: StoreState, eventsBeyondFile: Int) {
         let policy = checkpoints.policy
         var state = StoreState()
         if policy.usesFile, journal.fileURL != nil {
@@ -30,29 +35,44 @@ extension Store {
         var rebuild = folded > 0 && folded >= policy.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }
         if policy.usesFile, !journal.isReadOnly, rebuild {
-            // A cache: failing to write it costs only the next open's time.
-            if (try? CheckpointFile.write(state, journal: journal)) != nil {
+            // A cache: failing to write it costs only the next open's time
+            // (and the store's writer retries after the next commit).
+            if (try? CheckpointFile.write(state, journal: journal)) == true {
                 checkpoints.fileStatus = .written(version: state.version)
+                return (state, 0)
             }
         }
-        return state
+        return (state, folded)
     }
 
     /// Writes the checkpoint file for the current version next to the
-    /// journal, so the next open folds only the commits after it. Does
-    /// nothing for an in-memory store or an empty one.
+    /// journal now, so the next open folds only the commits after it. Does
+    /// nothing for an in-memory store, an empty one, or one whose
+    /// ``Store/CheckpointPolicy/usesFile`` is off.
     ///
-    /// The file is a cache: deleting it loses nothing. Opening ignores (and
-    /// later rewrites) a checkpoint file that fails its checksum or does not
-    /// match the journal.
+    /// A file store already keeps the file within
+    /// ``Store/CheckpointPolicy/fileThreshold`` events of the journal on its own,
+    /// in the background; call this to bring it fully up to date, say
+    /// before copying the journal and its checkpoint elsewhere.
     ///
-    /// - Throws: the error of writing the file.
+    /// The file is a cache: deleting it loses nothing. It is replaced
+    /// atomically and durably (written to a temporary file, synced, renamed
+    /// over the old one, the directory synced), so a crash leaves the old
+    /// file or the new one, whole; the journal is only read. Opening
+    /// ignores (and rewrites) a checkpoint file that fails its checksum or
+    /// does not match the journal.
+    ///
+    /// - Throws: ``JournalError`` from syncing the journal or writing the file.
     /// - Complexity: O(size of the state).
     public func writeCheckpoint() throws {
+        try writeCheckpoint(afterStep: nil)
+    }
+
+    /// ``writeCheckpoint()`` with a fault-injection seam: `afterStep` may
+    /// throw to stop the file's replacement after a step, as a crash would.
+    func writeCheckpoint(afterStep: CheckpointFileWriter.StepHook?) throws {
         guard configuration.checkpoints.usesFile else { return }
-        let state = committedState()
-        try CheckpointFile.write(state, journal: journal)
-        checkpoints.fileStatus = .written(version: state.version)
+        try checkpointFile.writeNow(afterStep: afterStep)
     }
 
     /// The folder over this store's journal and checkpoints.

@@ -38,7 +38,7 @@ extension Store {
 
     /// ``compact(keepingLast:)`` with a fault-injection seam: `afterStep`
     /// may throw to stop the replacement after a step, as a crash would.
-    func compact(keepingLast: Int, afterStep: ((JournalReplacementStep) throws(JournalError) -> Void)?) throws {
+    func compact(keepingLast: Int, afterStep: ((FileReplacementStep) throws(JournalError) -> Void)?) throws {
         precondition(currentTransaction() == nil, "Chronicle: store.compact() cannot run inside a write on the same store")
         guard let url = configuration.fileURL else { return }
         writer.lock()
@@ -86,5 +86,8 @@ extension Store {
         do { new = try Journal(fileURL: url, durability: configuration.durability) } catch { throw StoreError.journal(error) }
         journalBox.withLock { $0 = new }
         try? old.close()
+        // The new journal has a new file identifier: the checkpoint file
+        // matches it no longer, so the next open would fold it all.
+        checkpointFile.journalWasReplaced()
     }
 }

@@ -36,6 +36,8 @@ public final class Store: Sendable {
     let observers = ObserverRegistry()
     /// Folded states kept to reach old versions quickly (see Replay/).
     let checkpoints: CheckpointIndex
+    /// Keeps the checkpoint file next to the journal fresh, off the commit path.
+    let checkpointFile: CheckpointFileWriter
 
     /// Opens the store: opens (or creates) the journal and folds it.
     ///
@@ -55,8 +57,17 @@ public final class Store: Sendable {
             throw .journal(error)
         }
         journalBox = Locked(journal)
-        checkpoints = CheckpointIndex(policy: configuration.checkpoints)
-        published = Locked(PublishedState(try Store.open(journal, checkpoints: checkpoints)))
+        let checkpoints = CheckpointIndex(policy: configuration.checkpoints)
+        self.checkpoints = checkpoints
+        let opened = try Store.open(journal, checkpoints: checkpoints)
+        let published = Locked(PublishedState(opened.state))
+        self.published = published
+        let journalBox = self.journalBox
+        checkpointFile = CheckpointFileWriter(checkpoints: checkpoints, isEnabled: journal.fileURL != nil,
+                                              eventsBeyondFile: opened.eventsBeyondFile) { [weak journalBox, weak published] in
+            guard let journalBox, let published else { return nil }
+            return (journalBox.withLock { $0 }, published.withLock { $0 }.state)
+        }
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -69,6 +80,10 @@ public final class Store: Sendable {
             }
         }
     }
+
+    // A checkpoint write in progress holds the journal; wait for it, so the
+    // journal closes (and its file lock is released) as the store goes.
+    deinit { checkpointFile.stop() }
 
     /// Folds every commit of a journal (up to `last`) into a state.
     static func fold(_ journal: Journal, upTo last: UInt64 = .max) throws(StoreError) -> StoreState {
@@ -90,7 +105,11 @@ public final class Store: Sendable {
     ///
     /// Closing is optional: a store closes its journal when it and every
     /// object, collection and stream that uses it are gone.
+    ///
+    /// A checkpoint file write in progress (see
+    /// ``Store/CheckpointPolicy/fileThreshold``) finishes first; closing starts none.
     public func close() throws(StoreError) {
+        checkpointFile.stop()
         do { try journal.close() } catch { throw .journal(error) }
     }
 
@@ -263,6 +282,7 @@ public final class Store: Sendable {
         let box = PublishedState(state)
         published.withLock { $0 = box }
         checkpoints.didFold(state, events: commit.events.count)
+        checkpointFile.didCommit(events: commit.events.count)
         finish()
         observers.dispatch(changes, old: base, new: state)
         writer.unlock()

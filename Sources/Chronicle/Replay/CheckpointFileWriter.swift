@@ -1,0 +1,172 @@
+import Dispatch
+import Foundation
+
+/// Keeps a file store's checkpoint file fresh without making commits wait.
+///
+/// The rule (documented on ``Store/CheckpointPolicy/fileThreshold``): the
+/// file is rewritten once the journal holds `fileThreshold` events beyond it.
+/// Opening checks this itself, before any commit; after that every commit
+/// adds its events to a counter here, and crossing the threshold queues one
+/// write on a background queue. A compaction queues one too, because the
+/// journal's new file identifier makes the old file useless. Closing or
+/// dropping the store waits for a write in progress but starts none.
+///
+/// Writes are serialised (background and ``Store/writeCheckpoint()`` alike),
+/// each reads the newest committed state when it starts, and a burst of
+/// commits during a write leads to at most one more write, not one per commit.
+final class CheckpointFileWriter: Sendable {
+    /// The store's journal and committed state, or `nil` once the store is
+    /// gone. It must not hold the store or its journal strongly: a queued
+    /// write would then keep a dropped store's journal (and its file lock)
+    /// open.
+    typealias Source = @Sendable () -> (journal: Journal, state: StoreState)?
+    typealias StepHook = @Sendable (FileReplacementStep) throws(JournalError) -> Void
+
+    private struct Counters: Sendable {
+        /// Events the journal holds beyond the checkpoint file, as far as
+        /// known (over-, never under-counted: see ``CheckpointFileWriter/writeNewest(afterStep:)``).
+        var beyondFile: Int
+        /// Whether the file no longer matches the journal, whatever its version.
+        var isStale = false
+        /// Whether a background write is queued or running.
+        var isQueued = false
+        /// Set when the store closes or goes away: no more background writes.
+        var isStopped = false
+        /// Background writes that threw (for tests and diagnostics).
+        var failures = 0
+    }
+
+    let isEnabled: Bool
+    private let threshold: Int
+    private let checkpoints: CheckpointIndex
+    private let source: Source
+    private let counters: Locked<Counters>
+    /// Held for the whole of each write; the value is the version last written.
+    private let writing = Locked<UInt64>(0)
+    private let queue = DispatchQueue(label: "Chronicle checkpoint file", qos: .utility)
+    private let inFlight = DispatchGroup()
+    /// Test seam: a crash or failure at a step of background writes.
+    let backgroundFault = Locked<StepHook?>(nil)
+
+    /// - Parameter eventsBeyondFile: what opening left the journal holding beyond the file.
+    init(checkpoints: CheckpointIndex, isEnabled: Bool, eventsBeyondFile: Int, source: @escaping Source) {
+        self.checkpoints = checkpoints
+        self.isEnabled = isEnabled && checkpoints.policy.usesFile
+        // At least one event: with a threshold of 0 a write would follow
+        // every write, even one that added nothing.
+        threshold = max(1, checkpoints.policy.fileThreshold)
+        self.source = source
+        counters = Locked(Counters(beyondFile: eventsBeyondFile))
+    }
+
+    /// Counts a commit's events; queues a background write when they take
+    /// the journal to the threshold. O(1): this runs on the commit path.
+    func didCommit(events: Int) {
+        guard isEnabled else { return }
+        let start = counters.withLock { counters in
+            counters.beyondFile += events
+            return startIfDue(&counters)
+        }
+        if start { queueWrite() }
+    }
+
+    /// The journal was replaced (compaction): the file, made for the old
+    /// one, will never match it again, so rewrite it soon.
+    func journalWasReplaced() {
+        guard isEnabled else { return }
+        let start = counters.withLock { counters in
+            counters.isStale = true
+            return startIfDue(&counters)
+        }
+        if start { queueWrite() }
+    }
+
+    /// Writes the newest committed state now, on the calling thread, after
+    /// any write in progress. - Throws: the write's error.
+    func writeNow(afterStep: StepHook? = nil) throws(JournalError) {
+        try writeNewest(afterStep: afterStep)
+    }
+
+    /// Stops background writes and waits for one in progress, so the
+    /// store's journal is no longer used once the store is closed or gone.
+    func stop() {
+        counters.withLock { $0.isStopped = true }
+        inFlight.wait()
+    }
+
+    /// Test seam: waits until no background write is queued or running, or
+    /// for `timeout` seconds (a test then fails instead of hanging).
+    /// - Returns: whether the writer became idle.
+    func waitUntilIdle(timeout: Double = 30) -> Bool { inFlight.wait(timeout: .now() + timeout) == .success }
+
+    /// Test seam: how many background writes failed.
+    var failures: Int { counters.withLock { $0.failures } }
+
+    // MARK: Background
+
+    private func startIfDue(_ counters: inout Counters) -> Bool {
+        guard !counters.isQueued, !counters.isStopped,
+              counters.isStale || counters.beyondFile >= threshold else { return false }
+        counters.isQueued = true
+        return true
+    }
+
+    private func queueWrite() {
+        inFlight.enter()
+        queue.async { [self] in
+            runQueuedWrites()
+            inFlight.leave()
+        }
+    }
+
+    /// Writes until the file is within the threshold again (commits may
+    /// have crossed it again meanwhile). A failure is not retried until as
+    /// many events again have been committed: retrying after every commit
+    /// would spend O(state) per commit on a disk that is refusing writes.
+    private func runQueuedWrites() {
+        while true {
+            let due = counters.withLock { counters -> Bool in
+                let due = !counters.isStopped && (counters.isStale || counters.beyondFile >= threshold)
+                if !due { counters.isQueued = false }
+                return due
+            }
+            guard due else { return }
+            do throws(JournalError) {
+                try writeNewest(afterStep: backgroundFault.withLock { $0 }, backingOff: true)
+            } catch {
+                counters.withLock { $0.failures += 1 }
+            }
+        }
+    }
+
+    // MARK: Writing
+
+    /// Writes the newest committed state. `backingOff`: count the events as
+    /// written even if the write fails (see ``runQueuedWrites()``).
+    private func writeNewest(afterStep: StepHook?, backingOff: Bool = false) throws(JournalError) {
+        try writing.withLock { (lastWritten) throws(JournalError) in
+            // Read the count before the state: commits publish their state
+            // before they count, so the state holds at least these events.
+            let (covered, wasStale) = counters.withLock { counters -> (Int, Bool) in
+                defer { counters.isStale = false }
+                return (counters.beyondFile, counters.isStale)
+            }
+            func advance() { counters.withLock { $0.beyondFile -= covered } }
+            guard let (journal, state) = source() else {
+                advance() // the store is gone: nothing is due any more
+                return
+            }
+            let written: Bool
+            do throws(JournalError) {
+                written = try CheckpointFile.write(state, journal: journal, afterStep: afterStep)
+            } catch {
+                if backingOff { advance() } else if wasStale { counters.withLock { $0.isStale = true } }
+                throw error
+            }
+            advance()
+            guard written else { return }
+            lastWritten = state.version
+            checkpoints.fileStatus = .written(version: state.version)
+        }
+    }
+}

@@ -1,0 +1,178 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// The checkpoint file of a long-running store: rewritten in the background
+/// once commits add `fileThreshold` events, never on the commit path, and
+/// finished (not started) by closing.
+@Suite("Checkpoint file: kept fresh")
+struct CheckpointRefreshTests {
+    static func open(_ url: URL, threshold: Int) throws -> Store {
+        var configuration = Store.Configuration(fileURL: url, durability: .none)
+        configuration.checkpoints = .init(usesFile: true, fileThreshold: threshold)
+        return try Store(configuration: configuration)
+    }
+
+    /// The version of the checkpoint file next to the journal at `url`, if
+    /// there is one the journal accepts (read without taking the journal over).
+    static func fileVersion(_ url: URL) throws -> UInt64? {
+        guard case .success(let state) = CheckpointFile.load(for: try Journal(contentsOf: url)) else { return nil }
+        return state.version
+    }
+
+    /// Temporary files that interrupted checkpoint writes left next to the journal.
+    static func leftovers(_ url: URL) throws -> [String] {
+        let prefix = FileReplacement.temporaryPrefix(for: CheckpointFile.url(for: url))
+        return try FileManager.default.contentsOfDirectory(atPath: url.deletingLastPathComponent().path).filter { $0.hasPrefix(prefix) }
+    }
+
+    /// Waits for the store's background checkpoint writes.
+    static func settle(_ store: Store, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try #require(store.checkpointFile.waitUntilIdle(), "a checkpoint write did not finish", sourceLocation: sourceLocation)
+    }
+
+    /// One commit of one event (after the first, which defines the type too).
+    static func bump(_ store: Store, times: Int = 1) throws {
+        for _ in 0..<times {
+            try store.write {
+                if let counter = store.object(ofType: Counter.self, forPrimaryKey: 1) {
+                    counter.value += 1
+                } else {
+                    store.create(Counter.self, value: ["id": 1])
+                }
+            }
+        }
+    }
+
+    @Test func theFileIsRewrittenEachTimeTheJournalGrowsByTheThreshold() throws {
+        let url = try JournalFixtures.journalURL()
+        var store: Store? = try Self.open(url, threshold: 10)
+        try Self.bump(store!, times: 8)  // 9 events: the type, the create, 7 sets
+        try Self.settle(store!)
+        #expect(try Self.fileVersion(url) == nil)
+        try Self.bump(store!)  // the 10th event
+        try Self.settle(store!)
+        #expect(try Self.fileVersion(url) == 9)
+        #expect(store!.checkpoints.fileStatus == .written(version: 9))
+        try Self.bump(store!, times: 9)
+        try Self.settle(store!)
+        #expect(try Self.fileVersion(url) == 9, "9 events beyond the file: not yet")
+        try Self.bump(store!)
+        try Self.settle(store!)
+        #expect(try Self.fileVersion(url) == 19)
+        // Closing starts no write for the short tail…
+        try Self.bump(store!, times: 3)
+        let expected = store!.committedState()
+        try store!.close()
+        #expect(try Self.fileVersion(url) == 19)
+        store = nil
+        // …which the next open folds after loading the file.
+        let reopened = try Self.open(url, threshold: 10)
+        #expect(reopened.checkpoints.fileStatus == .loaded(version: 19))
+        #expect(reopened.committedState().isContentEqual(expected))
+        #expect(try Self.leftovers(url).isEmpty)
+    }
+
+    @Test func commitsDoNotWaitForTheFileAndABurstLeadsToOneMoreWrite() throws {
+        let url = try JournalFixtures.journalURL()
+        let store = try Self.open(url, threshold: 1)
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let firstWrite = Locked(true), writes = Locked(0)
+        store.checkpointFile.backgroundFault.withLock {
+            $0 = { step in
+                if step == .syncedDirectory { writes.withLock { $0 += 1 } }
+                guard step == .wroteTemporary else { return }
+                let isFirst = firstWrite.withLock { (first: inout Bool) -> Bool in
+                    defer { first = false }
+                    return first
+                }
+                guard isFirst else { return }
+                entered.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }
+        try Self.bump(store)
+        try #require(entered.wait(timeout: .now() + 20) == .success, "the background write never started")
+        // The file's write is stalled; commits go on regardless.
+        let clock = ContinuousClock()
+        let start = clock.now
+        try Self.bump(store, times: 20)
+        #expect(clock.now - start < .seconds(10), "commits waited for the checkpoint file")
+        release.signal()
+        try Self.settle(store)
+        // The first write, then one for all 20 commits made during it.
+        #expect(writes.withLock { $0 } == 2)
+        #expect(try Self.fileVersion(url) == 21)
+        #expect(store.checkpointFile.failures == 0)
+    }
+
+    @Test func droppingTheStoreWaitsForTheWriteInProgressAndReleasesTheJournal() throws {
+        let url = try JournalFixtures.journalURL()
+        var store: Store? = try Self.open(url, threshold: 1)
+        let entered = DispatchSemaphore(value: 0)
+        store!.checkpointFile.backgroundFault.withLock {
+            $0 = { step in
+                guard step == .wroteTemporary else { return }
+                entered.signal()
+                Thread.sleep(forTimeInterval: 0.3)
+            }
+        }
+        try Self.bump(store!)
+        try #require(entered.wait(timeout: .now() + 20) == .success, "the background write never started")
+        let expected = store!.committedState()
+        store = nil  // while the write holds the journal
+        // The journal is free again and the file is whole.
+        let reopened = try Self.open(url, threshold: 1)
+        #expect(reopened.checkpoints.fileStatus == .loaded(version: 1))
+        #expect(reopened.committedState().isContentEqual(expected))
+    }
+
+    @Test func compactionIsFollowedByAFileForTheNewJournal() throws {
+        let url = try JournalFixtures.journalURL()
+        var store: Store? = try Self.open(url, threshold: 1_000_000)
+        try Self.bump(store!, times: 30)
+        try store!.writeCheckpoint()
+        try store!.compact()
+        try Self.settle(store!)
+        let expected = store!.committedState()
+        store = nil
+        // Without a new file the old one (another file identifier) would be
+        // rejected and the whole journal folded.
+        let reopened = try Self.open(url, threshold: 1_000_000)
+        #expect(reopened.checkpoints.fileStatus == .loaded(version: 30))
+        #expect(reopened.committedState().isContentEqual(expected))
+    }
+
+    @Test func aFailingWriteCostsOnlyTheCacheAndIsRetriedAfterTheThreshold() throws {
+        let url = try JournalFixtures.journalURL()
+        let store = try Self.open(url, threshold: 5)
+        let failing = Locked(true)
+        store.checkpointFile.backgroundFault.withLock {
+            $0 = { (step) throws(JournalError) in
+                if step == .syncedTemporary, failing.withLock({ $0 }) {
+                    throw .io(operation: "simulated failure", errno: EIO, path: "")
+                }
+            }
+        }
+        try Self.bump(store, times: 4)  // 5 events: the type, the create, 3 sets
+        try Self.settle(store)
+        #expect(store.checkpointFile.failures == 1)
+        try Self.bump(store, times: 4)
+        try Self.settle(store)
+        #expect(store.checkpointFile.failures == 1, "not retried after every commit")
+        try Self.bump(store)
+        try Self.settle(store)
+        #expect(store.checkpointFile.failures == 2, "retried once as many events again were committed")
+        #expect(try Self.fileVersion(url) == nil)
+        #expect(try Self.leftovers(url).count <= 1, "each write removes what the last one left")
+        // Commits were unaffected, and the journal is whole.
+        #expect(store.version == 9)
+        #expect(try Journal(contentsOf: url).lastVersion == 9)
+        failing.withLock { $0 = false }
+        try Self.bump(store, times: 5)
+        try Self.settle(store)
+        #expect(try Self.fileVersion(url) == 14)
+        #expect(try Self.leftovers(url).isEmpty)
+    }
+}
