@@ -72,6 +72,41 @@ struct ReplayCheckpointTests {
         #expect(try Self.open(url).committedState().isContentEqual(expected))
     }
 
+    /// A checkpoint with a matching checksum whose state the fold could
+    /// never have made (crafted, or written by a bug) is rejected, not trusted.
+    @Test(arguments: ["wrong type", "dangling link"])
+    func aChecksummedCheckpointWithAnImpossibleStateIsRejected(tampering: String) throws {
+        let owner = TypeSchema(name: "CkOwner", properties: [
+            PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+            PropertySchema(name: "name", type: .string),
+        ])
+        let pet = TypeSchema(name: "CkPet", properties: [
+            PropertySchema(name: "name", type: .string),
+            PropertySchema(name: "owner", type: .object, objectType: "CkOwner"),
+        ])
+        let commits = [
+            Commit(version: 1, timestamp: Date(timeIntervalSinceReferenceDate: 1), events: [.defineType(owner), .defineType(pet)]),
+            Commit(version: 2, timestamp: Date(timeIntervalSinceReferenceDate: 2), events: [
+                .create(table: 0, key: ObjectKey(1), values: [.int(1), .string("Ann")]),
+                .create(table: 1, key: ObjectKey(1), values: [.string("Rex"), .link(ObjectKey(1))]),
+            ]),
+        ]
+        let url = try ReplayFixtures.journal(commits)
+        let journal = try Journal(fileURL: url)
+        var state = try ReplayFixtures.prefixStates(commits).last!
+        #expect(CheckpointFile.decode(CheckpointFile.encode(state, journalID: journal.fileIdentifier, commit: commits[1]),
+                                      journal: journal).map { $0.isContentEqual(state) } == .success(true))
+        switch tampering {
+        case "wrong type": state.tables[0].objects[1] = ObjectRecord(values: [.int(1), .int(7)])
+        default: state.tables[1].objects[1] = ObjectRecord(values: [.string("Rex"), .link(ObjectKey(9))])
+        }
+        let bytes = CheckpointFile.encode(state, journalID: journal.fileIdentifier, commit: commits[1])
+        guard case .invalidState? = Self.rejection(CheckpointFile.decode(bytes, journal: journal)) else {
+            Issue.record("\(tampering): expected .invalidState, got \(CheckpointFile.decode(bytes, journal: journal))")
+            return
+        }
+    }
+
     @Test func aCheckpointOfAnotherJournalIsIgnored() throws {
         let commits = RandomHistory.commits(seed: 6, count: 40)
         let first = try ReplayFixtures.journal(commits, name: "first")

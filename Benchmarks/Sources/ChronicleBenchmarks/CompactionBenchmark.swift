@@ -23,7 +23,7 @@ enum CompactionBenchmark {
         func size() -> Int { ProcessInfoReader.diskSize(directory, prefix: "players.journal") }
         func timeOpen() throws -> [Duration] {
             // Without the checkpoint file, so the figures show what compaction saves a full fold.
-            try Measure.repeated(warmups: 1, runs: options.slowRuns) { _ = try ChronicleSide.open(url, durability: .none, checkpointFile: false) }
+            try Measure.repeated(warmups: 1, runs: options.slowRuns) { _ = try ChronicleSide.open(url, durability: .none) }
         }
         let before = size()
         let openBefore = try timeOpen()

@@ -322,28 +322,28 @@ enum PeerWorkloads {
             var residentAfterOpen = 0
             let before = ProcessInfoReader.statusKB("VmRSS")
             let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
-                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
+                let store = try ChronicleSide.open(journal, durability: .none)
                 precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
                 residentAfterOpen = ProcessInfoReader.statusKB("VmRSS")
             }
             figures.append(.times("W6 open \(label) + read one object", one, note: "no checkpoint: folds every event"))
             let all = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
-                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
+                let store = try ChronicleSide.open(journal, durability: .none)
                 var sum = 0
                 for player in store.objects(Player.self) { sum &+= player.score }
                 blackHole(sum)
             }
             figures.append(.times("W6 open \(label) + read all", all))
             // The checkpoint file next to the journal: written once, then every open loads it.
-            try ChronicleSide.open(journal, durability: .none).writeCheckpoint()
+            try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
             let checkpointed = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
-                let store = try ChronicleSide.open(journal, durability: .none)
+                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
                 precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
             }
             figures.append(.times("W6 open \(label) with a checkpoint + read one object", checkpointed,
                                   note: "loads the checkpoint file, scans the journal"))
             let checkpointedAll = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
-                let store = try ChronicleSide.open(journal, durability: .none)
+                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
                 var sum = 0
                 for player in store.objects(Player.self) { sum &+= player.score }
                 blackHole(sum)
@@ -375,9 +375,9 @@ enum PeerWorkloads {
                 try pool.close()
             }
             figures.append(.times("W6 open \(label) + read all", all))
-            // GRDB has no checkpoint: the same figures pair with Chronicle's checkpoint rows.
-            figures.append(.times("W6 open \(label) with a checkpoint + read one object #(GRDB: as above)", one))
-            figures.append(.times("W6 open \(label) with a checkpoint + read all #(GRDB: as above)", all))
+            // GRDB has no checkpoint: its figures pair with Chronicle's checkpoint rows too.
+            figures.append(.times("W6 open \(label) with a checkpoint + read one object", one, note: "GRDB: the same open"))
+            figures.append(.times("W6 open \(label) with a checkpoint + read all", all, note: "GRDB: the same open"))
             figures.append(.bytes("W6 journal size #database size", ProcessInfoReader.diskSize(database.deletingLastPathComponent(), prefix: "players.sqlite")))
         }
         return figures

@@ -21,14 +21,18 @@ extension StoreState {
         tables[table].nextKey = nextKey
     }
 
-    /// Inserts an object without checking its values (see ``checkRestored()``),
-    /// keeping the indexes and backlinks in step.
+    /// Inserts an object, checking its values but for links (their targets
+    /// may come later in the file; see ``checkRestored()``), keeping the
+    /// indexes and backlinks in step.
     mutating func restoreObject(table: Int, key: ObjectKey, values: ContiguousArray<PersistedValue>) throws(Reason) {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
         let properties = schema[table].properties
         guard values.count == properties.count else { throw .valueCount(expected: properties.count, actual: values.count) }
         guard key.rawValue >= 0, key.rawValue < tables[table].nextKey else { throw .invalidKey(key) }
         guard !tables[table].objects.contains(key.rawValue) else { throw .keyInUse(table: table, key: key) }
+        for index in values.indices where properties[index].type != .object {
+            try check(values[index], fits: properties[index])
+        }
         let record = ObjectRecord(values: values)
         if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {
             throw .duplicatePrimaryKey(values[primaryKey], existing: other)
@@ -42,23 +46,27 @@ extension StoreState {
         }
     }
 
-    /// Checks a restored state as the fold would have: every value fits its
-    /// property and links to a live object, and embedded objects have
-    /// at most one owner. O(size of the state).
+    /// Finishes checking a restored state as the fold would have (values
+    /// other than links were checked as they were restored): every link
+    /// value fits its property and points at a live object, and embedded
+    /// objects have at most one owner. O(objects of the types that have
+    /// links or are embedded).
     func checkRestored() throws(Reason) {
         for (table, type) in schema.enumerated() {
+            // Every link target must be a live object (links are filed under their targets' table).
+            for (target, _) in tables[table].backlinks where !tables[table].objects.contains(target) {
+                throw .danglingLink(table: table, key: ObjectKey(target))
+            }
+            let links = type.properties.indices.filter { type.properties[$0].type == .object }
+            guard !links.isEmpty || type.isEmbedded else { continue }
             for (key, record) in tables[table].objects {
-                for (property, schema) in type.properties.enumerated() {
-                    try check(record.values[property], fits: schema)
+                for property in links {
+                    try check(record.values[property], fits: type.properties[property])
                 }
                 if type.isEmbedded {
                     let owners = tables[table].backlinks[key]?.count ?? 0
                     guard owners <= 1 else { throw .embeddedObjectAlreadyOwned(table: table, key: ObjectKey(key)) }
                 }
-            }
-            // Every link target must be a live object.
-            for (target, _) in tables[table].backlinks where !tables[table].objects.contains(target) {
-                throw .danglingLink(table: table, key: ObjectKey(target))
             }
         }
     }
