@@ -23,19 +23,9 @@ struct JournalFolder: Sendable {
         let last = journal.lastVersion
         guard version <= last else { throw .versionOutOfRange(requested: version, available: 0...last) }
         var state = start(atOrBefore: version)
-        var reader = journal.reader(from: state.version + 1)
-        var events = 0
-        let interval = checkpoints?.interval ?? .max
-        while state.version < version {
-            let next: Commit?
-            do { next = try reader.next() } catch { throw .journal(error) }
-            guard let commit = next else { throw .versionOutOfRange(requested: version, available: 0...state.version) }
-            do { try state.foldInPlace(commit) } catch { throw .rejected(error) }
-            events += commit.events.count
-            if events >= interval {
-                checkpoints?.insert(state)
-                events = 0
-            }
+        try advance(&state, through: version) { state, commit throws(StoreError) in
+            do throws(FoldError) { try state.foldInPlace(commit) } catch { throw .rejected(error) }
+            return true
         }
         return state
     }
@@ -45,6 +35,20 @@ struct JournalFolder: Sendable {
     /// stops early when `visit` returns `false`. Keeps checkpoints on the way.
     func walk(from state: inout StoreState, through version: UInt64,
               _ visit: (Commit, StoreState, StoreState, ChangeSet) throws(StoreError) -> Bool) throws(StoreError) {
+        try advance(&state, through: version) { state, commit throws(StoreError) in
+            let (after, changes): (StoreState, ChangeSet)
+            do throws(FoldError) { (after, changes) = try state.applying(commit) } catch { throw .rejected(error) }
+            let proceed = try visit(commit, state, after, changes)
+            state = after
+            return proceed
+        }
+    }
+
+    /// Reads the commits after `state` through `version` and lets `step`
+    /// fold each into it (returning whether to go on), keeping a checkpoint
+    /// every checkpoint interval of events.
+    private func advance(_ state: inout StoreState, through version: UInt64,
+                         _ step: (inout StoreState, Commit) throws(StoreError) -> Bool) throws(StoreError) {
         guard state.version < version else { return }
         var reader = journal.reader(from: state.version + 1)
         var events = 0
@@ -55,10 +59,7 @@ struct JournalFolder: Sendable {
             guard let commit = next else {
                 throw .versionOutOfRange(requested: version, available: 0...state.version)
             }
-            let (after, changes): (StoreState, ChangeSet)
-            do { (after, changes) = try state.applying(commit) } catch { throw .rejected(error) }
-            let proceed = try visit(commit, state, after, changes)
-            state = after
+            let proceed = try step(&state, commit)
             events += commit.events.count
             if events >= interval {
                 checkpoints?.insert(state)
