@@ -54,10 +54,16 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     func evaluated(needed: Int = .max) -> (keys: [ObjectKey], table: TableBinding?, state: StoreState) {
         let (state, cacheable) = currentState()
         guard let table = store.tableBinding(for: Element._rootType, in: state) else { return ([], nil, state) }
-        let previous: ResultsQuery<Element>.Evaluation? = cacheable ? cache.evaluation(for: state.version) : nil
-        let evaluation = query.evaluate(in: state, table: table, frozen: frozen,
-                                        continuing: previous ?? .init(), needed: needed)
-        if cacheable { cache.store(evaluation, for: state.version) }
+        guard cacheable else {
+            return (query.evaluate(in: state, table: table, frozen: frozen, needed: needed).keys, table, state)
+        }
+        let cached: ResultsQuery<Element>.Evaluation? = cache.evaluation(for: state.version)
+        if let cached, cached.isComplete || cached.keys.count >= needed { return (cached.keys, table, state) }
+        // Taken out of the cache while it grows, so its keys are extended in
+        // place rather than copied.
+        var evaluation: ResultsQuery<Element>.Evaluation = cache.take(for: state.version) ?? .init()
+        query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation, needed: needed)
+        cache.store(evaluation, for: state.version)
         return (evaluation.keys, table, state)
     }
 
@@ -208,8 +214,8 @@ extension Results: RandomAccessCollection {
         public mutating func next() -> Element? {
             guard let table, let state else { return nil }
             if index >= evaluation.keys.count {
-                evaluation = results.query.evaluate(in: state, table: table, frozen: results.frozen,
-                                                    continuing: evaluation, needed: index + batch)
+                results.query.evaluate(in: state, table: table, frozen: results.frozen,
+                                       extending: &evaluation, needed: index + batch)
                 guard index < evaluation.keys.count else { return nil }
             }
             defer { index += 1 }
@@ -233,6 +239,17 @@ final class ResultsCache: Sendable {
         entry.withLock { entry in
             guard let entry, entry.version == version else { return nil }
             return .init(keys: entry.keys, resumeKey: entry.resume, isComplete: entry.complete)
+        }
+    }
+
+    /// Removes and returns the evaluation of `version`, so the caller holds
+    /// the only reference to its keys while it extends them. Another reader
+    /// meanwhile finds none and evaluates on its own (same result).
+    func take<Element>(for version: UInt64) -> ResultsQuery<Element>.Evaluation? {
+        entry.withLock { entry in
+            guard let taken = entry, taken.version == version else { return nil }
+            entry = nil
+            return .init(keys: taken.keys, resumeKey: taken.resume, isComplete: taken.complete)
         }
     }
 

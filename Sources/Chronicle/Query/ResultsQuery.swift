@@ -60,7 +60,18 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
     ///   index look-up with *k* candidates; plus O(*m* log *m*) to sort *m* matches.
     func evaluate(in state: StoreState, table: TableBinding, frozen: StoreState?,
                   continuing previous: Evaluation = Evaluation(), needed: Int = .max) -> Evaluation {
-        if previous.isComplete || previous.keys.count >= needed { return previous }
+        var evaluation = previous
+        evaluate(in: state, table: table, frozen: frozen, extending: &evaluation, needed: needed)
+        return evaluation
+    }
+
+    /// Extends `evaluation` in place until it holds `needed` keys or is
+    /// complete. In place, so that resuming a long evaluation appends to its
+    /// keys instead of copying them (an iterator resumes every 64 elements:
+    /// copying made iterating n results O(n²)).
+    func evaluate(in state: StoreState, table: TableBinding, frozen: StoreState?,
+                  extending evaluation: inout Evaluation, needed: Int = .max) {
+        if evaluation.isComplete || evaluation.keys.count >= needed { return }
         let probe = ObjectProbe<Element>(table: table, frozen: frozen ?? state)
         let plan = QueryPlan(nodes: filters.map(\.node), sortPaths: persistedSortPaths + distinct,
                              table: table.index, state: state)
@@ -81,25 +92,25 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         }
         if let indexed = indexCandidates(in: state, table: table) {
             let keys = indexed.filter { key in state.object(table: table.index, key: key).map { matches(key, $0) } ?? false }
-            return Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
+            evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
+            return
         }
         if !sort.isEmpty || !distinct.isEmpty {
             var keys: [ObjectKey] = []
             for (key, record) in state.objects(table: table.index) where unfiltered || matches(key, record) {
                 keys.append(key)
             }
-            return Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
+            evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
+            return
         }
-        var evaluation = previous
-        for (key, record) in state.objects(table: table.index, from: previous.resumeKey) {
+        for (key, record) in state.objects(table: table.index, from: evaluation.resumeKey) {
             evaluation.resumeKey = ObjectKey(key.rawValue + 1)
             if unfiltered || matches(key, record) {
                 evaluation.keys.append(key)
-                if evaluation.keys.count >= needed { return evaluation }
+                if evaluation.keys.count >= needed { return }
             }
         }
         evaluation.isComplete = true
-        return evaluation
     }
 
     private var persistedSortPaths: [PropertyPath] {

@@ -55,6 +55,19 @@ final class Transaction: @unchecked Sendable {
     /// Makes sure the journal knows `type` (and the types it links to), then
     /// binds it. Returns `nil` after recording a failure.
     func register(_ type: ObjectBase.Type) -> TableBinding? {
+        // The same class again (a loop of `add`s): its binding still holds
+        // while its table's schema is unchanged, and skips two locked
+        // look-ups and a hash of the type's name per object.
+        if failure == nil, let (id, binding) = lastRegistered, id == ObjectIdentifier(type),
+           binding.schemaPropertyCount == state.schema[binding.index].properties.count {
+            return binding
+        }
+        let binding = registerSlowly(type)
+        lastRegistered = binding.map { (ObjectIdentifier(type), $0) }
+        return binding
+    }
+
+    private func registerSlowly(_ type: ObjectBase.Type) -> TableBinding? {
         let metadata: ClassMetadata
         do { metadata = try ClassMetadata.of(type) } catch {
             fail(.schema(error))
@@ -64,6 +77,9 @@ final class Transaction: @unchecked Sendable {
         guard failure == nil else { return nil }
         return store.tableBinding(for: metadata, in: state)
     }
+
+    /// The class ``register(_:)`` bound last, and its binding.
+    private var lastRegistered: (ObjectIdentifier, TableBinding)?
 
     private func ensureSchema(_ metadata: ClassMetadata) {
         guard ensuredTypes.insert(ObjectIdentifier(metadata.type)).inserted else { return }
