@@ -26,12 +26,14 @@ extension StoreState {
     /// indexes and backlinks in step.
     mutating func restoreObject(table: Int, key: ObjectKey, values: ContiguousArray<PersistedValue>) throws(Reason) {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
-        let properties = schema[table].properties
-        guard values.count == properties.count else { throw .valueCount(expected: properties.count, actual: values.count) }
+        let count = schema[table].properties.count
+        guard values.count == count else { throw .valueCount(expected: count, actual: values.count) }
         guard key.rawValue >= 0, key.rawValue < tables[table].nextKey else { throw .invalidKey(key) }
         guard !tables[table].objects.contains(key.rawValue) else { throw .keyInUse(table: table, key: key) }
-        for index in values.indices where properties[index].type != .object {
-            try check(values[index], fits: properties[index])
+        // Indexes into the schema, not a copy of its properties: copying one
+        // retains its strings, once per property per object of the checkpoint.
+        for index in values.indices where schema[table].properties[index].type != .object {
+            try check(values[index], fits: schema[table].properties[index])
         }
         let record = ObjectRecord(values: values)
         if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {
@@ -39,8 +41,10 @@ extension StoreState {
         }
         tables[table].objects[key.rawValue] = record
         tables[table].index(key, record)
-        for (property, schema) in properties.enumerated() where schema.type == .object {
-            guard let target = linkTable(schema) else { throw .undefinedType(schema.objectType ?? "") }
+        for property in values.indices where schema[table].properties[property].type == .object {
+            guard let target = linkTable(schema[table].properties[property]) else {
+                throw .undefinedType(schema[table].properties[property].objectType ?? "")
+            }
             let link = Backlink(table: table, key: key, property: property)
             for targetKey in values[property].linkedKeys { tables[target].addBacklink(link, to: targetKey) }
         }

@@ -32,7 +32,9 @@ struct PersistentHashMap<Key: Hashable, Value> {
     /// - Complexity: O(log64 n) expected.
     subscript(key: Key) -> Value? {
         get {
-            guard var node = root else { return nil }
+            guard let root else { return nil }
+            // Unowned, as in `PersistentIntMap`: the map holds the path.
+            unowned(unsafe) var node = root
             let hash = Self.hash(key)
             var shift = 0
             while shift < 64 {

@@ -47,6 +47,9 @@ struct SortedChunks<Element: Comparable> {
     /// The position of the chunk where `element` belongs: the first whose
     /// last element is not less than it, or the last chunk. O(log chunks).
     private func chunkIndex(for element: Element) -> Int {
+        // Keys mostly arrive in ascending order: try the last chunk first.
+        let lastChunk = chunks[chunks.count - 1].elements
+        if let first = lastChunk.first, !(element < first) { return chunks.count - 1 }
         var low = 0
         var high = chunks.count - 1
         while low < high {
