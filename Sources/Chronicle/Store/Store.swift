@@ -167,9 +167,23 @@ public final class Store: Sendable {
     /// the journal does not have the type yet.
     func tableBinding(for metadata: ClassMetadata, in state: StoreState) -> TableBinding? {
         let id = ObjectIdentifier(metadata.type)
-        guard let index = state.tableIndex(named: metadata.name) else { return nil }
-        let propertyCount = state.schema[index].properties.count
         return bindings.withLock { bindings in
+            // The cached entry still names this class's table in `state`:
+            // no look-up of the table by name (a string hash per object
+            // handed out), and at most an allocation when the binding died
+            // with the last object of its class.
+            if let cached = bindings[id], cached.index < state.schema.count,
+               state.schema[cached.index].properties.count == cached.schemaPropertyCount,
+               state.schema[cached.index].name == metadata.name {
+                if let live = cached.value { return live }
+                let binding = TableBinding(store: self, index: cached.index, metadata: metadata,
+                                           schemaPropertyCount: cached.schemaPropertyCount,
+                                           propertyByOrdinal: cached.propertyByOrdinal)
+                cached.value = binding
+                return binding
+            }
+            guard let index = state.tableIndex(named: metadata.name) else { return nil }
+            let propertyCount = state.schema[index].properties.count
             let cached = bindings[id]
             let fresh = cached.map { $0.index == index && $0.schemaPropertyCount == propertyCount } ?? false
             if fresh, let live = cached?.value { return live }
@@ -416,9 +430,21 @@ final class PublishedState: Sendable {
 /// references the store), and the ordinal-to-property mapping it was made
 /// with, strongly, so that a binding made again after the last object of its
 /// class went away costs an allocation, not a walk of the schema by name.
-struct WeakTableBinding {
+///
+/// A class, so that re-making a dead binding writes one weak reference
+/// instead of writing the entry back into the store's dictionary.
+final class WeakTableBinding: @unchecked Sendable {
+    // Safe: `value`, the one mutable field, is read and written only inside
+    // the store's `bindings` lock, which guards the dictionary holding it.
     weak var value: TableBinding?
     let index: Int
     let schemaPropertyCount: Int
     let propertyByOrdinal: [Int]
+
+    init(value: TableBinding, index: Int, schemaPropertyCount: Int, propertyByOrdinal: [Int]) {
+        self.value = value
+        self.index = index
+        self.schemaPropertyCount = schemaPropertyCount
+        self.propertyByOrdinal = propertyByOrdinal
+    }
 }
