@@ -45,7 +45,10 @@ public final class Journal: Sendable {
         baseVersion = scan.baseVersion
         var hasFlusher = false
         if case .batched = durability, !isReadOnly { hasFlusher = true }
-        core = JournalCore(storage: storage, baseVersion: scan.baseVersion, offsets: scan.offsets, end: scan.end, hasFlusher: hasFlusher)
+        var reserves = false
+        if !isReadOnly, storage is JournalFile, durability != .none { reserves = true }
+        core = JournalCore(storage: storage, baseVersion: scan.baseVersion, offsets: scan.offsets, end: scan.end,
+                           hasFlusher: hasFlusher, reserves: reserves)
         if case .batched(let maxDelay, _) = durability, !isReadOnly {
             let core = self.core
             let flusher = Thread {
@@ -197,6 +200,7 @@ public final class Journal: Sendable {
         }
         if wasClosed { return }
         defer {
+            if !isReadOnly { core.releaseReservation() }
             core.groupCommit.stop()
             core.storage.unlock()
         }

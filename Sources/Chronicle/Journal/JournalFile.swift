@@ -136,6 +136,20 @@ final class JournalFile: JournalStorage {
         if fsync(fd) != 0 { throw .io(operation: "fsync", errno: errno, path: path) }
     }
 
+    /// Zero-fills `start..<size` and syncs the file, size included.
+    func reserve(from start: Int, to size: Int) throws(JournalError) {
+        let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0)
+        var offset = start
+        while offset < size {
+            let count = min(zeros.count, size - offset)
+            try write(UnsafeRawBufferPointer(rebasing: zeros[..<count]), at: offset)
+            offset += count
+        }
+        try fullSync()
+    }
+
     func truncate(to size: Int) throws(JournalError) {
         guard ftruncate(fd, off_t(size)) == 0 else { throw .io(operation: "ftruncate", errno: errno, path: path) }
         try fullSync()

@@ -17,9 +17,16 @@ protocol JournalStorage: Sendable {
     func truncate(to size: Int) throws(JournalError)
     /// Gives up the writer's lock (the storage stays readable).
     func unlock()
+    /// Makes the storage `size` bytes long, zero-filled from `start` (the
+    /// end of its data), durably; see ``JournalCore`` for why. Storage with
+    /// nothing to gain does nothing.
+    func reserve(from start: Int, to size: Int) throws(JournalError)
 }
 
 extension JournalStorage {
+    /// Nothing: only a file gains from reserving space.
+    func reserve(from start: Int, to size: Int) throws(JournalError) {}
+
     /// Up to `count` bytes from `offset` (fewer at the end of the data).
     func read(count: Int, at offset: Int) throws(JournalError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
