@@ -352,7 +352,10 @@ enum PeerWorkloads {
             let resident = (residentAfterOpen - before) * 1024
             figures.append(.bytes("W6 resident growth with \(label) players open", resident,
                                   note: String(format: "%.0f B an object", Double(resident) / Double(size))))
-            figures.append(.bytes("W6 journal size", ProcessInfoReader.diskSize(journal.deletingLastPathComponent(), prefix: "players.journal")))
+            let files = journal.deletingLastPathComponent()
+            let checkpointBytes = ProcessInfoReader.diskSize(files, prefix: "players.journal.checkpoint")
+            figures.append(.bytes("W6 journal size", ProcessInfoReader.diskSize(files, prefix: "players.journal") - checkpointBytes,
+                                  note: "plus a \(checkpointBytes / 1_000_000) MB checkpoint file"))
         case .grdb:
             let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
                 let pool = try GRDBSide.open(database.path, synchronous: .normal)
