@@ -32,6 +32,10 @@ extension QueryPlan {
         case .not(let node):
             let test = compile(node)
             return { row throws(QueryError) in try !test(row) }
+        case .compare(let path, let op, .int(let constant)):
+            if let property = ownProperty(path) { return Self.compareInteger(at: property, op, constant) }
+            let read = reader(path)
+            return { row in QueryNode.compareValues(read(row) ?? .null, op, .int(constant)) }
         case .compare(let path, let op, let constant):
             let read = reader(path)
             return { row in QueryNode.compareValues(read(row) ?? .null, op, constant) }
@@ -56,8 +60,36 @@ extension QueryPlan {
     /// the object itself, through ``PlannedRow/value(at:)`` across links.
     private func reader(_ path: PropertyPath) -> (PlannedRow) -> PersistedValue? {
         guard let steps = steps(for: path), !steps.isEmpty else { return { _ in nil } }
-        guard steps.count == 1, steps[0].target == nil else { return { $0.value(at: path) } }
-        let property = steps[0].property
+        guard let property = ownProperty(path) else { return { $0.value(at: path) } }
         return { row in row.record.values.indices.contains(property) ? row.record.values[property] : nil }
+    }
+
+    /// The index of `path`'s property when it is a non-link property of the object itself.
+    private func ownProperty(_ path: PropertyPath) -> Int? {
+        guard let steps = steps(for: path), steps.count == 1, steps[0].target == nil else { return nil }
+        return steps[0].property
+    }
+
+    /// `property op constant` for an integer constant (`score < 100`, the
+    /// commonest scan) as one integer comparison, chosen once per operator.
+    /// A stored value that is not an `.int` goes through the general
+    /// comparison, so the answer is exactly ``QueryNode/compareValues(_:_:_:)``'s.
+    private static func compareInteger(at property: Int, _ op: ComparisonOperator, _ constant: Int64) -> Test {
+        func test(_ decide: @escaping (Int64) -> Bool) -> Test {
+            { row in
+                let values = row.record.values
+                guard values.indices.contains(property) else { return QueryNode.compareValues(.null, op, .int(constant)) }
+                if case .int(let value) = values[property] { return decide(value) }
+                return QueryNode.compareValues(values[property], op, .int(constant))
+            }
+        }
+        switch op {
+        case .equal: return test { $0 == constant }
+        case .notEqual: return test { $0 != constant }
+        case .lessThan: return test { $0 < constant }
+        case .lessThanOrEqual: return test { $0 <= constant }
+        case .greaterThan: return test { $0 > constant }
+        case .greaterThanOrEqual: return test { $0 >= constant }
+        }
     }
 }
