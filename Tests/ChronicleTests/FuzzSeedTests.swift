@@ -230,6 +230,41 @@ struct FuzzSeedTests {
 
     // MARK: Regressions
 
+    /// Found by the jsonl-import target (Fuzz/corpus/jsonl-import/regression-metadata-error-order.jsonl):
+    /// a line whose metadata had several bad members was reported with
+    /// whichever one a dictionary happened to list first, which differs from
+    /// one decode of the same line to the next (each dictionary has its own
+    /// order), so the same file could fail with different messages. The
+    /// error now names the first bad member in the line's order.
+    @Test func malformedMetadataIsReportedAtItsFirstBadMemberEveryTime() throws {
+        let members = (0..<12).map { "\"m\($0)\":\($0)" }.joined(separator: ",")
+        let line = "{\"version\":1,\"timestamp\":0,\"metadata\":{\"ok\":\"x\",\(members)},\"events\":[]}"
+        for _ in 0..<20 {
+            #expect(throws: JSONLinesError.invalidCommit(line: 3, path: "metadata.m0", reason: "expected a string")) {
+                try JSONLines.decode(line, lineNumber: 3)
+            }
+        }
+        // The input the fuzzer found: importing it whole and in chunks fails the same way.
+        let url = Self.corpus.appendingPathComponent("jsonl-import/regression-metadata-error-order.jsonl")
+        let bytes = try JournalFixtures.bytes(url)
+        var errors: [JSONLinesError] = []
+        for size in [bytes.count, 44, 7] {
+            var offset = 0
+            do {
+                _ = try Journal.inMemory(durability: .none).importJSONLines { () -> Data? in
+                    guard offset < bytes.count else { return nil }
+                    defer { offset = min(offset + size, bytes.count) }
+                    return Data(bytes[offset..<min(offset + size, bytes.count)])
+                }
+                Issue.record("chunks of \(size): imported")
+            } catch {
+                errors.append(error)
+            }
+        }
+        #expect(errors.count == 3 && Set(errors).count == 1, "\(errors)")
+        #expect(errors.first == .invalidCommit(line: 1, path: "metadata.imaryKey", reason: "expected a string"))
+    }
+
     /// Found by the codec target (Fuzz/corpus/codec/regression-nan-in-indexed-date.commit):
     /// an indexed property holding NaN. IEEE equality made the NaN entry
     /// impossible to find, so the secondary index kept a stale entry after the
