@@ -49,17 +49,4 @@ struct Arguments {
         if positional.count < range.lowerBound { throw .usage("missing arguments") }
         if positional.count > range.upperBound { throw .usage("unexpected argument \"\(positional[range.upperBound])\"") }
     }
-
-    /// Parses the arguments of `command`: prints its usage and returns `nil`
-    /// for `--help`, else checks the number of positional arguments.
-    static func parse(_ words: [String], command: String, options: Set<String> = [], flags: Set<String> = [],
-                      positional: ClosedRange<Int>) throws(CLIError) -> Arguments? {
-        let arguments = try Arguments(words, options: options, flags: flags)
-        if arguments.flags.contains("help") {
-            print(Usage.commands[command]!)
-            return nil
-        }
-        try arguments.expect(positional)
-        return arguments
-    }
 }

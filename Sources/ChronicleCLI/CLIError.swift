@@ -4,6 +4,9 @@ import Chronicle
 enum CLIError: Error {
     /// Bad arguments: the message, then the subcommand's usage; exit 64.
     case usage(String)
+    /// No command, or one the tool does not have (`nil`: none given): the
+    /// tool's usage; exit 64.
+    case unknownCommand(String?)
     /// The file does not exist; exit 66.
     case missingFile(String)
     /// The journal (or input) is damaged or not a journal; exit 65.
@@ -14,7 +17,7 @@ enum CLIError: Error {
     /// The exit status (sysexits.h conventions).
     var status: Int32 {
         switch self {
-        case .usage: 64
+        case .usage, .unknownCommand: 64
         case .missingFile: 66
         case .damaged: 65
         case .failed: 1
@@ -24,6 +27,8 @@ enum CLIError: Error {
     var message: String {
         switch self {
         case .usage(let text), .missingFile(let text), .damaged(let text), .failed(let text): text
+        case .unknownCommand(let name?): "unknown command \"\(name)\""
+        case .unknownCommand(nil): "no command given"
         }
     }
 

@@ -2,11 +2,7 @@ import Chronicle
 
 /// `chronicle diff`: what changed between two versions.
 enum DiffCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "diff", positional: 3...3) else { return }
-        let path = arguments.positional[0]
-        let from = try arguments.version(at: 1, "V1")
-        let to = try arguments.version(at: 2, "V2")
+    static func run(path: String, from: UInt64, to: UInt64) throws(CLIError) {
         let journal = try JournalInput.open(path)
         try JournalInput.check(from, journal, path: path)
         try JournalInput.check(to, journal, path: path)

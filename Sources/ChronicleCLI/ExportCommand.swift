@@ -3,13 +3,9 @@ import Foundation
 
 /// `chronicle export --jsonl`: the commits as JSON Lines on standard output.
 enum ExportCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "export", options: ["from", "to"], flags: ["jsonl"], positional: 1...1) else { return }
-        guard arguments.flags.contains("jsonl") else { throw .usage("name the format: --jsonl") }
-        let path = arguments.positional[0]
+    static func run(path: String, from: UInt64, to: UInt64?) throws(CLIError) {
         let journal = try JournalInput.open(path)
-        let from = try arguments.version("from") ?? 1
-        let to = try arguments.version("to") ?? journal.lastVersion
+        let to = to ?? journal.lastVersion
         try JournalInput.check(to, journal, path: path)
         var progress = Progress("exporting", total: to)
         defer { progress.done() }

@@ -3,17 +3,13 @@ import Foundation
 
 /// `chronicle history`: the history of one object or one of its properties.
 enum HistoryCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "history", positional: 3...4) else { return }
-        let path = arguments.positional[0]
-        let typeName = arguments.positional[1]
-        let keyText = arguments.positional[2]
+    static func run(path: String, type typeName: String, object: Invocation.ObjectName, property: String?) throws(CLIError) {
         let journal = try JournalInput.open(path)
-        let (table, key, schema) = try find(journal, path: path, type: typeName, key: keyText)
-        let components = arguments.positional.count == 4 ? arguments.positional[3].split(separator: ".").map(String.init) : []
-        if arguments.positional.count == 4 {
+        let (table, key, schema) = try find(journal, path: path, type: typeName, object: object)
+        let components = property?.split(separator: ".").map(String.init) ?? []
+        if let property {
             guard let first = components.first, schema[table].propertyIndex(named: first) != nil else {
-                throw .usage("\(typeName) has no property \"\(arguments.positional[3])\"")
+                throw .usage("\(typeName) has no property \"\(property)\"")
             }
         }
         print("\(typeName)\(key)")
@@ -49,13 +45,13 @@ enum HistoryCommand {
 
     /// The table and key of the object named on the command line: `#N`, or
     /// the primary-key value of the last object of the type created with it.
-    static func find(_ journal: Journal, path: String, type: String, key text: String) throws(CLIError) -> (Int, ObjectKey, [TypeSchema]) {
+    static func find(_ journal: Journal, path: String, type: String, object: Invocation.ObjectName) throws(CLIError) -> (Int, ObjectKey, [TypeSchema]) {
+        let text = object.text
         var schema = SchemaTracker()
         var found: ObjectKey?
         var table: Int?
         var primaryKey: PersistedValue?
-        let direct = text.hasPrefix("#") ? Int64(text.dropFirst()) : nil
-        if text.hasPrefix("#"), direct == nil { throw .usage("\(text) is not an object key (#N)") }
+        let direct = object.key
         try JournalInput.forEach(journal, path: path, what: "searching") { (commit) throws(CLIError) in
             for event in commit.events {
                 schema.apply(Commit(version: 0, timestamp: commit.timestamp, events: [event]))

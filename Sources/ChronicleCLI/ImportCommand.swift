@@ -3,10 +3,7 @@ import Foundation
 
 /// `chronicle import`: a new journal from JSON Lines.
 enum ImportCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "import", positional: 2...2) else { return }
-        let input = arguments.positional[0]
-        let output = arguments.positional[1]
+    static func run(input: String, output: String) throws(CLIError) {
         guard FileManager.default.fileExists(atPath: input) else { throw .missingFile("\(input): no such file") }
         guard !FileManager.default.fileExists(atPath: output) else {
             throw .failed("\(output) exists; import writes a new journal and never overwrites one")

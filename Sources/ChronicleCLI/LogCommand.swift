@@ -2,13 +2,8 @@ import Chronicle
 
 /// `chronicle log`: one line per commit.
 enum LogCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "log", options: ["from", "to", "type"], positional: 1...1) else { return }
-        let path = arguments.positional[0]
+    static func run(path: String, from: UInt64, to: UInt64?, type: String?) throws(CLIError) {
         let journal = try JournalInput.open(path)
-        let from = try arguments.version("from") ?? 1
-        let to = try arguments.version("to")
-        let type = arguments.options["type"]
         var schema = SchemaTracker()
         var seenType = type == nil
         try JournalInput.forEach(journal, path: path, through: to, what: "reading") { commit in

@@ -2,12 +2,8 @@ import Chronicle
 
 /// `chronicle show`: one commit in full.
 enum ShowCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "show", positional: 2...2) else { return }
-        let path = arguments.positional[0]
-        let version = try arguments.version(at: 1, "V")
+    static func run(path: String, version: UInt64) throws(CLIError) {
         let journal = try JournalInput.open(path)
-        guard version >= 1 else { throw .usage("versions start at 1") }
         try JournalInput.check(version, journal, path: path)
         var schema = SchemaTracker()
         try JournalInput.forEach(journal, path: path, through: version, what: "reading") { commit in

@@ -2,18 +2,16 @@ import Chronicle
 
 /// `chronicle state`: the objects at a version, as tables or JSON.
 enum StateCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "state", options: ["at", "type"], flags: ["json"], positional: 1...1) else { return }
-        let path = arguments.positional[0]
+    static func run(path: String, at: UInt64?, type: String?, json: Bool) throws(CLIError) {
         let journal = try JournalInput.open(path)
-        let version = try arguments.version("at") ?? journal.lastVersion
+        let version = at ?? journal.lastVersion
         let state = try JournalInput.state(journal, path: path, at: version)
         var tables = Array(state.schema.indices)
-        if let type = arguments.options["type"] {
+        if let type {
             guard let table = state.tableIndex(named: type) else { throw .usage("version \(version) has no type \"\(type)\"") }
             tables = [table]
         }
-        if arguments.flags.contains("json") {
+        if json {
             printJSON(state, tables)
         } else {
             printTables(state, tables)

@@ -3,9 +3,7 @@ import Foundation
 
 /// `chronicle stats`: counts and sizes.
 enum StatsCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "stats", positional: 1...1) else { return }
-        let path = arguments.positional[0]
+    static func run(path: String) throws(CLIError) {
         let journal = try JournalInput.open(path)
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
         var schema = SchemaTracker()

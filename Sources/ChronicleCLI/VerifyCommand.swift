@@ -3,9 +3,7 @@ import Foundation
 
 /// `chronicle verify`: checks every record and the fold.
 enum VerifyCommand {
-    static func run(_ words: [String]) throws(CLIError) {
-        guard let arguments = try Arguments.parse(words, command: "verify", positional: 1...1) else { return }
-        let path = arguments.positional[0]
+    static func run(path: String) throws(CLIError) {
         let journal: Journal
         do {
             journal = try JournalInput.open(path)

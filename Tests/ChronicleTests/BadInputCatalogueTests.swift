@@ -299,6 +299,126 @@ struct BadInputCatalogueTests {
         }
     }
 
+    // MARK: Time travel and checkpoints
+
+    /// A file store with Gizmos 1...3, one commit each, closed again.
+    static func gizmoJournal() throws -> URL {
+        let url = try JournalFixtures.journalURL()
+        let store = try Store(configuration: .init(fileURL: url, durability: .none))
+        for id in 1...3 { try store.write(label: "gizmo \(id)") { store.create(Gizmo.self, value: ["id": id, "name": "g\(id)"]) } }
+        return url
+    }
+
+    @Test func frozenAtAVersionBeyondTheJournalThrowsVersionOutOfRange() throws {
+        let url = try Self.gizmoJournal()
+        let store = try Store(configuration: .init(fileURL: url, durability: .none))
+        for version: UInt64 in [4, 1_000, .max] {
+            #expect {
+                _ = try store.frozen(at: version)
+            } throws: { error in
+                guard case StoreError.versionOutOfRange(version, 0...3) = error else { return false }
+                return true
+            }
+        }
+        // The failed request changed nothing: the store reads, travels and writes as before.
+        #expect(try store.frozen(at: 3).objects(Gizmo.self).count == 3)
+        try store.write { store.create(Gizmo.self, value: ["id": 4]) }
+        #expect(try store.frozen(at: 4).object(ofType: Gizmo.self, forPrimaryKey: 4) != nil)
+    }
+
+    /// Documented: a date before the first commit is version 0, the empty
+    /// store (no timestamp, no label); a date after the last is the last version.
+    @Test func frozenAtADateBeforeTheFirstCommitIsVersionZero() throws {
+        let store = try Store(configuration: .init(fileURL: try Self.gizmoJournal(), durability: .none))
+        let first = try #require(try store.frozen(at: 1).timestamp)
+        for date in [first - 0.001, .distantPast] {
+            let past = try store.frozen(at: date)
+            #expect(past.version == 0 && past.timestamp == nil && past.label == nil)
+            #expect(past.objects(Gizmo.self).isEmpty)
+        }
+        #expect(try store.frozen(at: first).version == 1)
+        #expect(try store.frozen(at: .distantFuture).version == 3)
+    }
+
+    /// A damaged checkpoint file (see also ReplayCheckpointTests, which flips a
+    /// sample of bytes of a larger one) is ignored: the store opens with the
+    /// same state as without one, and writes a good file again.
+    @Test func aDamagedCheckpointIsIgnoredAndGivesTheSameState() throws {
+        let url = try Self.gizmoJournal()
+        let file = CheckpointFile.url(for: url)
+        let expected = try Store.fold(Journal(contentsOf: url))
+        let original = try Self.writtenCheckpoint(url)
+        var damaged: [(String, [UInt8])] = [("empty", []), ("garbage", Array("not a checkpoint".utf8)),
+                                            ("truncated", Array(original.prefix(original.count / 2))),
+                                            ("without its checksum", Array(original.dropLast(4)))]
+        for offset in original.indices {
+            var bytes = original
+            bytes[offset] ^= 0x01
+            damaged.append(("byte \(offset) flipped", bytes))
+        }
+        for (what, bytes) in damaged {
+            try JournalFixtures.write(bytes, to: file)
+            let store = try Self.openWritingCheckpoints(url)
+            #expect(store.checkpoints.fileStatus == .written(version: 3), "\(what)")
+            #expect(store.committedState().isContentEqual(expected), "\(what)")
+            #expect(try JournalFixtures.bytes(file) == original, "\(what): rewritten")
+        }
+    }
+
+    /// Hostile rather than damaged: bytes changed and the checksum recomputed,
+    /// so they reach the decoder and the state checks. Opening never crashes;
+    /// a file that is rejected gives the journal's state and a store that
+    /// takes writes. A file that still decodes is used (the checksum guards
+    /// against damage; whoever can rewrite the cache can rewrite the journal
+    /// too): its state must pass the fold's checks, and a write that does not
+    /// fit it (a property renamed, say) is a typed error, not a crash.
+    @Test func aCheckpointWithAValidChecksumButChangedBytesNeverBreaksTheStore() throws {
+        let url = try Self.gizmoJournal()
+        let expected = try Store.fold(Journal(contentsOf: url))
+        let original = try Self.writtenCheckpoint(url)
+        let journalBytes = try JournalFixtures.bytes(url)
+        let directory = try JournalFixtures.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var rejected = 0
+        for offset in 0..<(original.count - 4) {
+            for mask: UInt8 in [0x01, 0xFF] {
+                var bytes = Array(original.dropLast(4))
+                bytes[offset] ^= mask
+                bytes += withUnsafeBytes(of: CRC32C.checksum(bytes).littleEndian) { Array($0) }
+                // A copy of the journal (same file id) per case, as the store writes to it below.
+                let copy = directory.appendingPathComponent("\(offset)-\(mask).journal")
+                try JournalFixtures.write(journalBytes, to: copy)
+                try JournalFixtures.write(bytes, to: CheckpointFile.url(for: copy))
+                let store = try Self.openWritingCheckpoints(copy)
+                #expect(store.committedState()._invariantViolations().isEmpty, "byte \(offset) ^ \(mask)")
+                if store.checkpoints.fileStatus != .loaded(version: 3) {
+                    rejected += 1
+                    #expect(store.committedState().isContentEqual(expected), "byte \(offset) ^ \(mask)")
+                }
+                do {
+                    try store.write { store.create(Gizmo.self, value: ["id": 100]) }
+                    #expect(store.committedState()._invariantViolations().isEmpty, "byte \(offset) ^ \(mask), after a write")
+                } catch {
+                    #expect(store.checkpoints.fileStatus == .loaded(version: 3), "byte \(offset) ^ \(mask): \(error)")
+                }
+            }
+        }
+        #expect(rejected > 0)
+    }
+
+    static func openWritingCheckpoints(_ url: URL) throws -> Store {
+        var configuration = Store.Configuration(fileURL: url, durability: .none)
+        configuration.checkpoints = .init(usesFile: true, fileThreshold: 0)
+        return try Store(configuration: configuration)
+    }
+
+    /// The checkpoint file a store opening `url` writes.
+    static func writtenCheckpoint(_ url: URL) throws -> [UInt8] {
+        let store = try openWritingCheckpoints(url)
+        #expect(store.checkpoints.fileStatus == .written(version: store.version))
+        return try JournalFixtures.bytes(CheckpointFile.url(for: url))
+    }
+
     // MARK: Unsupported models
 
     @Test func twoPrimaryKeysAreASchemaError() throws {

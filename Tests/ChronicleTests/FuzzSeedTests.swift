@@ -6,10 +6,11 @@ import Testing
 /// and the regression inputs fuzzing found.
 ///
 /// `CHRONICLE_WRITE_FUZZ_SEEDS=1 swift test --filter FuzzSeedTests` rewrites
-/// `Fuzz/corpus/journal/seed-*` and `Fuzz/corpus/codec/seed-*` (what
-/// `scripts/fuzz-seeds` does); the other tests check that the committed seeds
-/// still open, so a format change cannot quietly leave the fuzzers seeded
-/// with files the reader now rejects at the header.
+/// the `seed-*` files of `Fuzz/corpus/journal`, `codec`, `jsonl-import` and
+/// `cli-args` (what `scripts/fuzz-seeds` does); the other tests check that the
+/// committed seeds are still what they were made as, so a format change cannot
+/// quietly leave the fuzzers seeded with files the reader now rejects at the
+/// header.
 @Suite("Fuzzing: seeds and regressions")
 struct FuzzSeedTests {
     static let corpus = URL(fileURLWithPath: #filePath)
@@ -89,6 +90,42 @@ struct FuzzSeedTests {
         return try JournalFixtures.readAll(opened).map { EventCodec.encode($0) }
     }
 
+    /// JSON Lines inputs: the seed journals and the awkward values of
+    /// ReplayJSONLinesTests exported, and each malformed line of that suite.
+    static func seedJSONLines() throws -> [String: [UInt8]] {
+        var seeds: [String: [UInt8]] = [:]
+        for (name, bytes) in try seedJournals() {
+            var text = ""
+            try Journal(bytes: bytes).exportJSONLines { text += $0 }
+            seeds[name.replacingOccurrences(of: ".journal", with: ".jsonl")] = Array(text.utf8)
+        }
+        let awkward = Journal.inMemory(durability: .none)
+        for commit in ReplayJSONLinesTests.awkwardCommits() { try awkward.append(commit) }
+        var text = ""
+        try awkward.exportJSONLines { text += $0 }
+        seeds["awkward.jsonl"] = Array(text.utf8)
+        for (index, line) in ReplayJSONLinesTests.malformed.enumerated() where !line.isEmpty {
+            seeds["malformed-\(index).jsonl"] = Array((line + "\n").utf8)
+        }
+        return seeds
+    }
+
+    /// Command lines for the cli-args target: every one the CLI tests run,
+    /// with the journal's path as `cli.journal`.
+    static let seedCommandLines: [[String]] = [
+        ["log", "cli.journal"], ["log", "cli.journal", "--type", "Counter", "--from", "5"],
+        ["log", "cli.journal", "--type", "Address", "--to", "3"], ["show", "cli.journal", "3"],
+        ["state", "cli.journal"], ["state", "cli.journal", "--at", "2", "--type", "Person"], ["state", "cli.journal", "--json"],
+        ["history", "cli.journal", "Person", "#1"], ["history", "cli.journal", "Person", "#1", "address.city"],
+        ["history", "cli.journal", "Counter", "7", "value"], ["diff", "cli.journal", "1", "6"], ["verify", "cli.journal"],
+        ["stats", "cli.journal"], ["export", "cli.journal", "--jsonl", "--from", "5"], ["import", "all.jsonl", "copy.journal"],
+        ["--help"], ["-h"], ["help"], ["log", "--help"], ["export", "-h"],
+        [], ["frobnicate"], ["log"], ["log", "cli.journal", "--from"], ["log", "cli.journal", "--from", "x"],
+        ["log", "cli.journal", "--bogus"], ["show", "cli.journal"], ["show", "cli.journal", "99"], ["show", "cli.journal", "zero"],
+        ["state", "cli.journal", "--at", "7"], ["history", "cli.journal", "Person"], ["history", "cli.journal", "Person", "#x"],
+        ["diff", "cli.journal", "1"], ["export", "cli.journal"], ["log", "cli.journal", "extra"],
+    ]
+
     @Test func seedJournalsOpenFoldAndRoundTrip() throws {
         let seeds = try Self.seedJournals()
         #expect(seeds.count == 4)
@@ -107,7 +144,7 @@ struct FuzzSeedTests {
 
         guard ProcessInfo.processInfo.environment["CHRONICLE_WRITE_FUZZ_SEEDS"] == "1" else { return }
         let fm = FileManager.default
-        for target in ["journal", "codec"] {
+        for target in ["journal", "codec", "jsonl-import", "cli-args"] {
             let directory = Self.corpus.appendingPathComponent(target)
             try fm.createDirectory(at: directory, withIntermediateDirectories: true)
             for file in try fm.contentsOfDirectory(atPath: directory.path) where file.hasPrefix("seed-") {
@@ -122,6 +159,38 @@ struct FuzzSeedTests {
             for payload in try Self.payloads(seeds[name]!) {
                 index += 1
                 try JournalFixtures.write(payload, to: Self.corpus.appendingPathComponent("codec/seed-\(index).commit"))
+            }
+        }
+        for (name, bytes) in try Self.seedJSONLines() {
+            try JournalFixtures.write(bytes, to: Self.corpus.appendingPathComponent("jsonl-import/seed-\(name)"))
+        }
+        for (index, words) in Self.seedCommandLines.enumerated() {
+            let bytes = Array(words.joined(separator: "\u{0}").utf8)
+            try JournalFixtures.write(bytes, to: Self.corpus.appendingPathComponent("cli-args/seed-\(index + 1).args"))
+        }
+    }
+
+    /// The committed JSON Lines inputs: the exports import and export again
+    /// to the same text, the malformed lines (and any regression input) are
+    /// JSONLinesErrors or imports.
+    @Test func committedJSONLinesCorpusIsHandled() throws {
+        let directory = Self.corpus.appendingPathComponent("jsonl-import")
+        let files = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        #expect(files.contains { $0.hasPrefix("seed-") })
+        for file in files {
+            let url = directory.appendingPathComponent(file)
+            let journal = Journal.inMemory(durability: .none)
+            if file.hasPrefix("seed-malformed-") {
+                #expect(throws: JSONLinesError.self, "\(file)") { try journal.importJSONLines(from: url) }
+            } else if file.hasPrefix("seed-") {
+                let count = try journal.importJSONLines(from: url)
+                #expect(UInt64(count) == journal.lastVersion, "\(file)")
+                var text = ""
+                try journal.exportJSONLines { text += $0 }
+                #expect(Array(text.utf8) == (try JournalFixtures.bytes(url)), "\(file)")
+            } else {
+                _ = try? journal.importJSONLines(from: url)
+                #expect(try JournalFixtures.readAll(journal).count == Int(journal.lastVersion), "\(file)")
             }
         }
     }
@@ -160,6 +229,41 @@ struct FuzzSeedTests {
     }
 
     // MARK: Regressions
+
+    /// Found by the jsonl-import target (Fuzz/corpus/jsonl-import/regression-metadata-error-order.jsonl):
+    /// a line whose metadata had several bad members was reported with
+    /// whichever one a dictionary happened to list first, which differs from
+    /// one decode of the same line to the next (each dictionary has its own
+    /// order), so the same file could fail with different messages. The
+    /// error now names the first bad member in the line's order.
+    @Test func malformedMetadataIsReportedAtItsFirstBadMemberEveryTime() throws {
+        let members = (0..<12).map { "\"m\($0)\":\($0)" }.joined(separator: ",")
+        let line = "{\"version\":1,\"timestamp\":0,\"metadata\":{\"ok\":\"x\",\(members)},\"events\":[]}"
+        for _ in 0..<20 {
+            #expect(throws: JSONLinesError.invalidCommit(line: 3, path: "metadata.m0", reason: "expected a string")) {
+                try JSONLines.decode(line, lineNumber: 3)
+            }
+        }
+        // The input the fuzzer found: importing it whole and in chunks fails the same way.
+        let url = Self.corpus.appendingPathComponent("jsonl-import/regression-metadata-error-order.jsonl")
+        let bytes = try JournalFixtures.bytes(url)
+        var errors: [JSONLinesError] = []
+        for size in [bytes.count, 44, 7] {
+            var offset = 0
+            do {
+                _ = try Journal.inMemory(durability: .none).importJSONLines { () -> Data? in
+                    guard offset < bytes.count else { return nil }
+                    defer { offset = min(offset + size, bytes.count) }
+                    return Data(bytes[offset..<min(offset + size, bytes.count)])
+                }
+                Issue.record("chunks of \(size): imported")
+            } catch {
+                errors.append(error)
+            }
+        }
+        #expect(errors.count == 3 && Set(errors).count == 1, "\(errors)")
+        #expect(errors.first == .invalidCommit(line: 1, path: "metadata.imaryKey", reason: "expected a string"))
+    }
 
     /// Found by the codec target (Fuzz/corpus/codec/regression-nan-in-indexed-date.commit):
     /// an indexed property holding NaN. IEEE equality made the NaN entry

@@ -65,6 +65,30 @@ struct ReplayJSONLinesTests {
         #expect(try Data(contentsOf: copy).dropFirst(header) == Data(contentsOf: original).dropFirst(header))
     }
 
+    /// The file is read in chunks: a line cut across reads anywhere (inside a
+    /// multi-byte character, between \r and \n) is read as one.
+    @Test func linesCutAcrossReadsAnywhereImportTheSame() throws {
+        let source = Journal.inMemory(durability: .none)
+        var commits = Self.awkwardCommits()
+        commits.append(Commit(version: UInt64(commits.count + 1), timestamp: Date(timeIntervalSinceReferenceDate: 1),
+                              label: String(repeating: "long é ", count: 20_000), events: []))
+        for commit in commits { try source.append(commit) }
+        var text = ""
+        try source.exportJSONLines { text += $0.replacingOccurrences(of: "\n", with: "\r\n") }
+        let bytes = Array(text.utf8)
+        for size in [1, 2, 3, 7, 64, 4096, bytes.count] {
+            let target = Journal.inMemory(durability: .none)
+            var offset = 0
+            let count = try target.importJSONLines { () -> Data? in
+                guard offset < bytes.count else { return nil }
+                defer { offset = min(offset + size, bytes.count) }
+                return Data(bytes[offset..<min(offset + size, bytes.count)])
+            }
+            #expect(count == commits.count, "chunks of \(size)")
+            #expect(Self.bytes(try JournalFixtures.readAll(target)) == Self.bytes(commits), "chunks of \(size)")
+        }
+    }
+
     @Test func aRangeExportsThoseCommitsOnly() throws {
         let journal = Journal.inMemory()
         for commit in RandomHistory.commits(seed: 33, count: 20) { try journal.append(commit) }

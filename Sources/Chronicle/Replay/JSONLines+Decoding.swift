@@ -14,6 +14,10 @@ extension JSONLines {
     /// The members of a JSON object, checked for duplicates and, at the end, for unknown names.
     private struct Members {
         let members: [String: JSONValue]
+        /// The keys in the order the line has them: errors name the first bad
+        /// member, the same one every time (a dictionary's order differs
+        /// from one instance to the next).
+        let keys: [String]
         let path: String
         private var used = Set<String>()
 
@@ -26,6 +30,7 @@ extension JSONLines {
                 }
             }
             self.members = members
+            self.keys = list.map(\.key)
             self.path = path
         }
 
@@ -126,7 +131,7 @@ extension JSONLines {
         let label = try members.optional("label").map { (value) throws(Mismatch) in try string(value, "label") }
         var metadata: [String: String] = [:]
         var metadataMembers = try Members(try members.required("metadata"), path: "metadata")
-        for key in metadataMembers.members.keys {
+        for key in metadataMembers.keys {
             metadata[key] = try string(try metadataMembers.required(key), metadataMembers.child(key))
         }
         var events: [Event] = []

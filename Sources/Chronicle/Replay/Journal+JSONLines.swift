@@ -57,6 +57,18 @@ extension Journal {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch { throw .unreadable("\(url.path): \(error.localizedDescription)") }
         defer { try? handle.close() }
+        return try importJSONLines { () throws(JSONLinesError) -> Data? in
+            do { return try handle.read(upToCount: 1 << 20) } catch { throw .unreadable(error.localizedDescription) }
+        }
+    }
+
+    /// The import of ``importJSONLines(from:)``, from chunks of any size
+    /// (`nextChunk` returns `nil` or an empty chunk at the end), so that a
+    /// line may be cut anywhere: the `jsonl-import` fuzz target feeds whole
+    /// inputs cut at arbitrary points.
+    /// - Complexity: O(size of the input): each byte is searched for a
+    ///   newline once, however many chunks a long line spans.
+    func importJSONLines(chunks nextChunk: () throws(JSONLinesError) -> Data?) throws(JSONLinesError) -> Int {
         var pending: [UInt8] = []
         var lineNumber = 0
         var appended = 0
@@ -67,15 +79,15 @@ extension Journal {
             do { try append(commit) } catch { throw .journal(line: lineNumber, error) }
             appended += 1
         }
-        while true {
-            let chunk: Data?
-            do { chunk = try handle.read(upToCount: 1 << 20) } catch { throw .unreadable(error.localizedDescription) }
-            guard let chunk, !chunk.isEmpty else { break }
+        while let chunk = try nextChunk(), !chunk.isEmpty {
+            // Bytes already in `pending` hold no newline: search the new ones only.
+            var searchFrom = pending.count
             pending.append(contentsOf: chunk)
             var start = pending.startIndex
-            while let newline = pending[start...].firstIndex(of: 0x0A) {
+            while let newline = pending[searchFrom...].firstIndex(of: 0x0A) {
                 try consume(pending[start..<newline])
                 start = newline + 1
+                searchFrom = start
             }
             pending.removeSubrange(..<start)
         }
