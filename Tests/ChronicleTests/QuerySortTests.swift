@@ -67,4 +67,42 @@ struct QuerySortTests {
             try SortKey.keys(for: [SortDescriptor(\QRoot.name, comparator: .lexical)], resolver: QueryFixtures.resolve)
         }
     }
+
+    /// The order `keys` give, ties broken by position (what a stable sort keeps).
+    static func referenceOrder(_ rows: [some QueryRow], _ keys: [SortKey]) -> [Int] {
+        rows.indices.sorted { a, b in
+            if SortKey.areInIncreasingOrder(rows[a], rows[b], by: keys) { return true }
+            if SortKey.areInIncreasingOrder(rows[b], rows[a], by: keys) { return false }
+            return a < b
+        }
+    }
+
+    @Test(arguments: 0..<descriptorSets.count)
+    func columnsSortAsTheKeysDo(_ index: Int) throws {
+        let keys = try SortKey.keys(for: Self.descriptorSets[index], resolver: QueryFixtures.resolve)
+        let rows = Self.rows(seed: UInt64(index) + 70).map(QRootRow.init)
+        let columns = SortColumns(keys: keys, count: rows.count) { row, key in rows[row].value(at: keys[key].path) }
+        #expect(columns.sortedRows() == Self.referenceOrder(rows, keys))
+    }
+
+    /// Columns of one case sort unboxed; a column mixing cases (nulls among
+    /// integers, integers among doubles) must still order as `ordered` does.
+    @Test(arguments: [
+        [PersistedValue.string("b"), .string("a"), .string("é"), .string("a"), .string("B")],
+        [.int(3), .int(-1), .int(3), .int(0)],
+        [.double(2.5), .double(-0.0), .double(0), .double(1e300)],
+        [.int(3), .null, .double(2.5), .int(1), .null, .string("x")],
+    ])
+    func unboxedAndMixedColumnsOrderLikePersistedValues(_ values: [PersistedValue]) {
+        for ascending in [true, false] {
+            let columns = SortColumns(keys: [SortKey(["v"], ascending: ascending)], count: values.count) { row, _ in values[row] }
+            let expected = values.indices.sorted { a, b in
+                let (l, r) = ascending ? (values[a], values[b]) : (values[b], values[a])
+                if PersistedValue.ordered(l, r) { return true }
+                if PersistedValue.ordered(r, l) { return false }
+                return a < b
+            }
+            #expect(columns.sortedRows() == expected, "ascending: \(ascending)")
+        }
+    }
 }

@@ -12,6 +12,16 @@ extension QueryPlan {
     /// Whether a row passes; throws where `Predicate.evaluate` would.
     typealias Test = (PlannedRow) throws(QueryError) -> Bool
 
+    /// The conjunction of `nodes` compiled as one test, or `nil` when there
+    /// is none (every object passes). O(size of `nodes`).
+    func compile(all nodes: [QueryNode]) -> Test? {
+        switch nodes.count {
+        case 0: nil
+        case 1: compile(nodes[0])
+        default: compile(.and(nodes))
+        }
+    }
+
     /// `node` compiled against this plan's resolved paths. O(size of `node`).
     func compile(_ node: QueryNode) -> Test {
         switch node {

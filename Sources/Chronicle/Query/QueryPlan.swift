@@ -52,17 +52,38 @@ final class QueryPlan {
         PlannedRow(plan: self, key: key, record: record)
     }
 
-    /// Whether every one of `tests` accepts the object; `false` where
-    /// `Predicate.evaluate` would throw (a force unwrap met `nil`).
-    func accepts(_ tests: [Test], _ row: PlannedRow) -> Bool {
-        for test in tests {
-            do {
-                guard try test(row) else { return false }
-            } catch {
-                return false
-            }
+    /// Whether `test` accepts the object; `false` where `Predicate.evaluate`
+    /// would throw (a force unwrap met `nil`).
+    @inline(__always)
+    func accepts(_ test: Test, _ key: ObjectKey, _ record: ObjectRecord) -> Bool {
+        do {
+            return try test(PlannedRow(plan: self, key: key, record: record))
+        } catch {
+            return false
         }
-        return true
+    }
+
+    /// Appends to `keys` the keys of this plan's table, from `start` on in
+    /// key order, of the objects `test` accepts (every object when `test`
+    /// is `nil`), until `keys` holds `needed`.
+    ///
+    /// Non-generic, so the loop runs specialised whatever the element type
+    /// of the ``Results`` that asked.
+    ///
+    /// - Returns: The key to resume from, or `nil` when the table is done.
+    /// - Complexity: O(objects examined).
+    func scan(from start: ObjectKey, accepting test: Test?, into keys: inout [ObjectKey], needed: Int = .max) -> ObjectKey? {
+        let counter = EvaluationCounter.isInstalled ? EvaluationCounter.current : nil
+        // The test is unwrapped once: an optional closure tested per object
+        // costs a retain and a release of its context each time.
+        let test = test ?? { _ in true }
+        for (key, record) in state.objects(table: table, from: start) {
+            counter?.count()
+            guard accepts(test, key, record) else { continue }
+            keys.append(key)
+            if keys.count >= needed { return ObjectKey(key.rawValue + 1) }
+        }
+        return nil
     }
 }
 

@@ -75,42 +75,54 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         let probe = ObjectProbe<Element>(table: table, frozen: frozen ?? state)
         let plan = QueryPlan(nodes: filters.map(\.node), sortPaths: persistedSortPaths + distinct,
                              table: table.index, state: state)
-        let tests = filters.map { plan.compile($0.node) }
+        let test = plan.compile(all: filters.map(\.node))
         let inexact = filters.filter { !$0.isExact }
-        // Asked once: this code is generic over the element type, so each
-        // `isEmpty` on `inexact` in the loop would run unspecialised.
-        let allExact = inexact.isEmpty
-        let unfiltered = filters.isEmpty
-        // The translated parts decide first, non-generically; the predicates
-        // of inexact filters run only on the objects that pass.
-        func matches(_ key: ObjectKey, _ record: ObjectRecord) -> Bool {
-            if EvaluationCounter.isInstalled { EvaluationCounter.current?.count() }
-            guard plan.accepts(tests, plan.row(key, record)) else { return false }
-            guard !allExact else { return true }
-            let element = probe.element(key)
-            return inexact.allSatisfy { (try? $0.predicate.evaluate(element)) ?? false }
-        }
         if let indexed = indexCandidates(in: state, table: table) {
-            let keys = indexed.filter { key in state.object(table: table.index, key: key).map { matches(key, $0) } ?? false }
-            evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
-            return
-        }
-        if !sort.isEmpty || !distinct.isEmpty {
-            var keys: [ObjectKey] = []
-            for (key, record) in state.objects(table: table.index) where unfiltered || matches(key, record) {
-                keys.append(key)
+            let keys = indexed.filter { key in
+                if EvaluationCounter.isInstalled { EvaluationCounter.current?.count() }
+                guard let record = state.object(table: table.index, key: key) else { return false }
+                return (test.map { plan.accepts($0, key, record) } ?? true) && passes(inexact, key, probe)
             }
             evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
             return
         }
-        for (key, record) in state.objects(table: table.index, from: evaluation.resumeKey) {
-            evaluation.resumeKey = ObjectKey(key.rawValue + 1)
-            if unfiltered || matches(key, record) {
-                evaluation.keys.append(key)
-                if evaluation.keys.count >= needed { return }
+        // Sorted and distinct results are evaluated whole, from the start.
+        let complete = !sort.isEmpty || !distinct.isEmpty
+        let needed = complete ? .max : needed
+        if complete { evaluation = Evaluation() }
+        var resume: ObjectKey? = evaluation.resumeKey
+        if inexact.isEmpty {
+            // The common case: every filter translated, and the scan is
+            // non-generic (see `QueryPlan.scan`).
+            resume = plan.scan(from: evaluation.resumeKey, accepting: test, into: &evaluation.keys, needed: needed)
+        } else {
+            // The translated parts decide first; the predicates of inexact
+            // filters run only on the objects that pass, which come in
+            // batches no larger than the matches still needed, so a partial
+            // evaluation examines no object past the last match it needs.
+            var candidates: [ObjectKey] = []
+            while let start = resume, evaluation.keys.count < needed {
+                candidates.removeAll(keepingCapacity: true)
+                resume = plan.scan(from: start, accepting: test, into: &candidates,
+                                   needed: min(64, needed - evaluation.keys.count))
+                for key in candidates where passes(inexact, key, probe) { evaluation.keys.append(key) }
             }
         }
-        evaluation.isComplete = true
+        if complete {
+            evaluation = Evaluation(keys: finish(evaluation.keys, plan: plan, probe: probe), isComplete: true)
+        } else if let resume {
+            evaluation.resumeKey = resume
+        } else {
+            evaluation.isComplete = true
+        }
+    }
+
+    /// Whether the object `key` satisfies every predicate of `inexact`
+    /// filters, evaluated in Swift on a managed element.
+    private func passes(_ inexact: [Query<Element>], _ key: ObjectKey, _ probe: ObjectProbe<Element>) -> Bool {
+        guard !inexact.isEmpty else { return true }
+        let element = probe.element(key)
+        return inexact.allSatisfy { (try? $0.predicate.evaluate(element)) ?? false }
     }
 
     private var persistedSortPaths: [PropertyPath] {
@@ -141,12 +153,13 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
 
     private func sorted(_ keys: [ObjectKey], plan: QueryPlan, probe: ObjectProbe<Element>) -> [ObjectKey] {
         // Each object's sort values are read once, not once per comparison.
-        let sortPaths = persistedSortPaths
-        let values: [[PersistedValue]] = keys.map { key in
-            guard let record = plan.state.object(table: plan.table, key: key) else { return sortPaths.map { _ in .null } }
-            let row = plan.row(key, record)
-            return sortPaths.map { row.value(at: $0) ?? .null }
+        let sortKeys = sort.compactMap { if case .persisted(let key) = $0 { key } else { nil } }
+        let columns = SortColumns(keys: sortKeys, count: keys.count) { row, key in
+            guard let record = plan.state.object(table: plan.table, key: keys[row]) else { return nil }
+            return plan.row(keys[row], record).value(at: sortKeys[key].path)
         }
+        // Only persisted keys: the whole sort runs on the columns, non-generically.
+        if sortKeys.count == sort.count { return columns.sortedRows().map { keys[$0] } }
         var elements: [Element?] = Array(repeating: nil, count: keys.count)
         func element(_ index: Int) -> Element {
             if let cached = elements[index] { return cached }
@@ -157,18 +170,22 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         let order = keys.indices.sorted { a, b in
             var persisted = 0
             for term in sort {
+                let result: ComparisonResult
                 switch term {
-                case .persisted(let key):
-                    let l = values[a][persisted], r = values[b][persisted]
+                case .persisted:
+                    result = columns.compare(a, b, key: persisted)
                     persisted += 1
-                    if PersistedValue.ordered(l, r) { return key.ascending }
-                    if PersistedValue.ordered(r, l) { return !key.ascending }
                 case .computed(let ascending, let compare):
                     switch compare(element(a), element(b)) {
-                    case .orderedAscending: return ascending
-                    case .orderedDescending: return !ascending
-                    case .orderedSame: continue
+                    case .orderedAscending: result = ascending ? .orderedAscending : .orderedDescending
+                    case .orderedDescending: result = ascending ? .orderedDescending : .orderedAscending
+                    case .orderedSame: result = .orderedSame
                     }
+                }
+                switch result {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
                 }
             }
             return a < b

@@ -1,0 +1,107 @@
+import Foundation
+
+/// The persisted sort values of the objects being sorted, one column per
+/// ``SortKey``, read once per object before sorting.
+///
+/// A column whose values all share a case keeps them unboxed (`[String]`,
+/// `[Int64]`, `[Double]`), so that a comparison is one `<` on the payloads
+/// instead of a copy and a switch over two ``PersistedValue``s. Every
+/// column orders exactly as ``PersistedValue/ordered(_:_:)`` does.
+///
+/// Non-generic on purpose: the sort runs O(*n* log *n*) comparisons, and
+/// code generic over the ``Results`` element type would look type metadata
+/// up in each of them.
+struct SortColumns {
+    private enum Column {
+        case strings([String])
+        case integers([Int64])
+        case doubles([Double])
+        case values([PersistedValue])
+
+        init(_ values: [PersistedValue]) {
+            if let strings = Self.unboxed(values, { if case .string(let s) = $0 { s } else { nil } }) {
+                self = .strings(strings)
+            } else if let integers = Self.unboxed(values, { if case .int(let i) = $0 { i } else { nil } }) {
+                self = .integers(integers)
+            } else if let doubles = Self.unboxed(values, { if case .double(let d) = $0 { d } else { nil } }) {
+                self = .doubles(doubles)
+            } else {
+                self = .values(values)
+            }
+        }
+
+        /// Every payload, or `nil` as soon as one value is of another case.
+        private static func unboxed<T>(_ values: [PersistedValue], _ payload: (PersistedValue) -> T?) -> [T]? {
+            var result: [T] = []
+            result.reserveCapacity(values.count)
+            for value in values {
+                guard let unboxed = payload(value) else { return nil }
+                result.append(unboxed)
+            }
+            return result
+        }
+
+        /// Whether row `a` sorts before row `b` (`.orderedAscending`), after
+        /// it, or neither.
+        @inline(__always)
+        func compare(_ a: Int, _ b: Int) -> ComparisonResult {
+            switch self {
+            case .strings(let column): Self.compare(column[a], column[b], by: <)
+            case .integers(let column): Self.compare(column[a], column[b], by: <)
+            case .doubles(let column): Self.compare(column[a], column[b], by: <)
+            case .values(let column): Self.compare(column[a], column[b], by: PersistedValue.ordered)
+            }
+        }
+
+        @inline(__always)
+        private static func compare<T>(_ a: T, _ b: T, by less: (T, T) -> Bool) -> ComparisonResult {
+            if less(a, b) { return .orderedAscending }
+            if less(b, a) { return .orderedDescending }
+            return .orderedSame
+        }
+    }
+
+    private let columns: [Column]
+    private let ascending: [Bool]
+    /// How many rows each column has.
+    let count: Int
+
+    /// Columns for `keys`, with `value(row, key)` the value of sort key
+    /// `key` (an index into `keys`) for row `row`, `nil` reading as null.
+    ///
+    /// - Complexity: O(*n* × *k*) value reads for *n* rows and *k* keys.
+    init(keys: [SortKey], count: Int, value: (_ row: Int, _ key: Int) -> PersistedValue?) {
+        self.count = count
+        ascending = keys.map(\.ascending)
+        columns = keys.indices.map { key in Column((0..<count).map { row in value(row, key) ?? .null }) }
+    }
+
+    /// How rows `a` and `b` compare under key `key`, its direction applied.
+    @inline(__always)
+    func compare(_ a: Int, _ b: Int, key: Int) -> ComparisonResult {
+        let result = columns[key].compare(a, b)
+        guard !ascending[key] else { return result }
+        switch result {
+        case .orderedAscending: return .orderedDescending
+        case .orderedDescending: return .orderedAscending
+        case .orderedSame: return .orderedSame
+        }
+    }
+
+    /// The row indices in sorted order: by every key in turn, rows equal
+    /// under all of them in their original order.
+    ///
+    /// - Complexity: O(*n* log *n*) comparisons, each O(*k*).
+    func sortedRows() -> [Int] {
+        (0..<count).sorted { a, b in
+            for key in columns.indices {
+                switch compare(a, b, key: key) {
+                case .orderedAscending: return true
+                case .orderedDescending: return false
+                case .orderedSame: continue
+                }
+            }
+            return a < b
+        }
+    }
+}
