@@ -4,10 +4,18 @@ struct CollectionOwner: Sendable {
     let key: ObjectKey
     let property: Int
     let frozen: StoreState?
+    /// Kept strongly: the table binding references the store unowned.
+    let store: Store
 
-    var store: Store { table.store }
+    init(table: TableBinding, key: ObjectKey, property: Int, frozen: StoreState?) {
+        self.table = table
+        self.key = key
+        self.property = property
+        self.frozen = frozen
+        store = table.store
+    }
 
-    func state() -> StoreState { frozen ?? table.store.readableState() }
+    func state() -> StoreState { frozen ?? store.readableState() }
 
     /// The stored collection value, or `nil` if the owner was deleted.
     func value(in state: StoreState) -> PersistedValue? {
@@ -32,7 +40,7 @@ struct CollectionOwner: Sendable {
     func transaction(_ operation: String) -> Transaction {
         let name = "\(table.metadata.name).\(table.metadata.schema.properties[property].name)"
         precondition(frozen == nil, "Chronicle: \(name) is frozen and cannot change; thaw() it and modify the live collection inside store.write { }")
-        guard let transaction = table.store.currentTransaction() else {
+        guard let transaction = store.currentTransaction() else {
             preconditionFailure("Chronicle: \(operation) on \(name) must happen inside store.write { } or store.asyncWrite { }")
         }
         return transaction

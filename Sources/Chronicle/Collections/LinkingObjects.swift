@@ -10,21 +10,24 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
     /// The property of `Element` that links here.
     public let propertyName: String
     let target: (table: TableBinding, key: ObjectKey, frozen: StoreState?)?
+    /// Kept strongly: the table binding references the store unowned.
+    private let store: Store?
 
     init(unmanagedOriginProperty: String) {
         propertyName = unmanagedOriginProperty
         target = nil
+        store = nil
     }
 
     init(originProperty: String, table: TableBinding, key: ObjectKey, frozen: StoreState?) {
         propertyName = originProperty
         target = (table, key, frozen)
+        store = table.store
     }
 
     /// The linking objects, in order of their keys, read from one state.
     var snapshot: [Element] {
-        guard let target else { return [] }
-        let store = target.table.store
+        guard let target, let store else { return [] }
         let state = target.frozen ?? store.readableState()
         guard let origin = store.tableBinding(for: Element.self, in: state) else { return [] }
         return keys(in: state).map { store.handle(Element.self, table: origin, key: $0, frozen: target.frozen) }
@@ -32,7 +35,7 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
 
     /// The keys of the linking objects in `state`, ascending, each once.
     func keys(in state: StoreState) -> [ObjectKey] {
-        guard let target, let origin = target.table.store.tableBinding(for: Element.self, in: state),
+        guard let target, let store, let origin = store.tableBinding(for: Element.self, in: state),
               let property = origin.property(named: propertyName) else { return [] }
         var seen = Set<ObjectKey>()
         return state.backlinks(table: target.table.index, key: target.key)

@@ -10,14 +10,17 @@ final class ObjectBinding: Sendable {
     /// For a live (managed, not frozen) binding: its table, unretained —
     /// `kind` holds the strong reference for as long as this binding lives.
     /// The property-read fast path goes through it without touching the
-    /// table's reference count (which is slow: the store's binding cache
-    /// references tables weakly, which moves their counts to a side table).
+    /// table's reference count.
     let liveTable: Unmanaged<TableBinding>?
     /// The object key of a live binding.
     let liveKey: ObjectKey
+    /// A managed object keeps its store alive (its table binding references
+    /// the store unowned).
+    private let store: Store?
 
     init(_ kind: Kind) {
         self.kind = kind
+        if case .managed(let table, _, _) = kind { store = table.store } else { store = nil }
         if case .managed(let table, let key, nil) = kind {
             liveTable = Unmanaged.passUnretained(table)
             liveKey = key

@@ -29,7 +29,7 @@ public final class Store: Sendable {
     let writer = WriterLock()
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
-    private let bindings = Locked<[ObjectIdentifier: WeakTableBinding]>([:])
+    private let bindings = Locked<[ObjectIdentifier: TableBinding]>([:])
     /// Per table, the lowest object key no write of this process handed out
     /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
     let keyHighWater = Locked<[Int: Int64]>([:])
@@ -168,30 +168,18 @@ public final class Store: Sendable {
     func tableBinding(for metadata: ClassMetadata, in state: StoreState) -> TableBinding? {
         let id = ObjectIdentifier(metadata.type)
         return bindings.withLock { bindings in
-            // The cached entry still names this class's table in `state`:
-            // no look-up of the table by name (a string hash per object
-            // handed out), and at most an allocation when the binding died
-            // with the last object of its class.
+            // The cached binding still names this class's table in `state`
+            // (a migration can append properties, and a journal opened
+            // after compaction or replay can number tables differently):
+            // no look-up of the table by name, a string hash per handle.
             if let cached = bindings[id], cached.index < state.schema.count,
                state.schema[cached.index].properties.count == cached.schemaPropertyCount,
                state.schema[cached.index].name == metadata.name {
-                if let live = cached.value { return live }
-                let binding = TableBinding(store: self, index: cached.index, metadata: metadata,
-                                           schemaPropertyCount: cached.schemaPropertyCount,
-                                           propertyByOrdinal: cached.propertyByOrdinal)
-                cached.value = binding
-                return binding
+                return cached
             }
             guard let index = state.tableIndex(named: metadata.name) else { return nil }
-            let propertyCount = state.schema[index].properties.count
-            let cached = bindings[id]
-            let fresh = cached.map { $0.index == index && $0.schemaPropertyCount == propertyCount } ?? false
-            if fresh, let live = cached?.value { return live }
-            let mapping = fresh ? cached!.propertyByOrdinal : TableBinding.propertyByOrdinal(metadata, state.schema[index])
-            let binding = TableBinding(store: self, index: index, metadata: metadata, schemaPropertyCount: propertyCount,
-                                       propertyByOrdinal: mapping)
-            bindings[id] = WeakTableBinding(value: binding, index: index, schemaPropertyCount: propertyCount,
-                                            propertyByOrdinal: mapping)
+            let binding = TableBinding(store: self, index: index, metadata: metadata, schema: state.schema[index])
+            bindings[id] = binding
             return binding
         }
     }
@@ -426,25 +414,3 @@ final class PublishedState: Sendable {
     init(_ state: StoreState) { self.state = state }
 }
 
-/// A store's cached binding of one class: the binding itself, weakly (it
-/// references the store), and the ordinal-to-property mapping it was made
-/// with, strongly, so that a binding made again after the last object of its
-/// class went away costs an allocation, not a walk of the schema by name.
-///
-/// A class, so that re-making a dead binding writes one weak reference
-/// instead of writing the entry back into the store's dictionary.
-final class WeakTableBinding: @unchecked Sendable {
-    // Safe: `value`, the one mutable field, is read and written only inside
-    // the store's `bindings` lock, which guards the dictionary holding it.
-    weak var value: TableBinding?
-    let index: Int
-    let schemaPropertyCount: Int
-    let propertyByOrdinal: [Int]
-
-    init(value: TableBinding, index: Int, schemaPropertyCount: Int, propertyByOrdinal: [Int]) {
-        self.value = value
-        self.index = index
-        self.schemaPropertyCount = schemaPropertyCount
-        self.propertyByOrdinal = propertyByOrdinal
-    }
-}

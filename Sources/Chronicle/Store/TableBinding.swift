@@ -4,9 +4,15 @@
 /// The journal may order a type's properties differently from the class
 /// (properties added by a migration come last), so the mapping is per store.
 final class TableBinding: Sendable {
-    // Objects keep their store alive through this reference; the store
-    // holds its bindings weakly, so there is no cycle.
-    let store: Store
+    // Unowned: the store holds its bindings strongly (a binding made again
+    // whenever the last object of its class died cost a weak-reference
+    // write, an allocation and side-table reference counting on every
+    // handle), so a strong reference back would be a cycle. Whatever keeps
+    // a binding beyond one call keeps the store too: a handle's
+    // `ObjectBinding`, a collection's `CollectionOwner`, `LinkingObjects`,
+    // `Results` (and its iterator). `unowned`, not `unowned(unsafe)`: a
+    // mistake traps instead of reading freed memory.
+    unowned let store: Store
     let index: Int
     let metadata: ClassMetadata
     /// For each ordinal, the journal's property index (−1 for linking objects).
