@@ -27,4 +27,24 @@ enum IndexPlanner {
             return nil
         }
     }
+
+    /// Whether the candidates for `node` are exactly the objects that match
+    /// it, so that no object needs testing: `node` is itself an equality
+    /// on an indexed property (or the primary key) with a constant of the
+    /// case the property stores, and of a kind whose index identity is the
+    /// query's equality. Floating-point values are left out (a query's NaN
+    /// equals nothing; an index's NaN equals a NaN), and so are values of
+    /// another case (a query compares an `Int` with a `Double`; an index
+    /// keeps them apart).
+    static func answersExactly(_ node: QueryNode, table: Int, in state: StoreState) -> Bool {
+        guard case .compare(let path, .equal, let value) = node, path.components.count == 1,
+              let property = state.schema[table].propertyIndex(named: path.components[0]) else { return false }
+        let declared = state.schema[table].properties[property]
+        guard declared.isIndexed || declared.isPrimaryKey else { return false }
+        switch value {
+        case .null: return declared.isOptional
+        case .bool, .int, .string, .uuid, .objectId: return declared.type.accepts(value)
+        default: return false
+        }
+    }
 }

@@ -63,6 +63,20 @@ final class QueryPlan {
         }
     }
 
+    /// The keys among `candidates` (an index's answer) whose objects exist
+    /// and pass `test`, in their order. Non-generic, like ``scan(from:accepting:into:needed:)``.
+    ///
+    /// - Complexity: O(*k* log *n*) for *k* candidates.
+    func filter(_ candidates: [ObjectKey], accepting test: Test?) -> [ObjectKey] {
+        let counter = EvaluationCounter.isInstalled ? EvaluationCounter.current : nil
+        let test = test ?? { _ in true }
+        return candidates.filter { key in
+            counter?.count()
+            guard let record = state.object(table: table, key: key) else { return false }
+            return accepts(test, key, record)
+        }
+    }
+
     /// Appends to `keys` the keys of this plan's table, from `start` on in
     /// key order, of the objects `test` accepts (every object when `test`
     /// is `nil`), until `keys` holds `needed`.

@@ -78,11 +78,11 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         let test = plan.compile(all: filters.map(\.node))
         let inexact = filters.filter { !$0.isExact }
         if let indexed = indexCandidates(in: state, table: table) {
-            let keys = indexed.filter { key in
-                if EvaluationCounter.isInstalled { EvaluationCounter.current?.count() }
-                guard let record = state.object(table: table.index, key: key) else { return false }
-                return (test.map { plan.accepts($0, key, record) } ?? true) && passes(inexact, key, probe)
-            }
+            // An equality the index answers exactly (the commonest indexed
+            // query, alone) needs no object read at all.
+            let exact = filters.count == 1 && IndexPlanner.answersExactly(filters[0].node, table: table.index, in: state)
+            var keys = exact ? indexed : plan.filter(indexed, accepting: test)
+            if !inexact.isEmpty { keys = keys.filter { passes(inexact, $0, probe) } }
             evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
             return
         }
@@ -120,7 +120,6 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
     /// Whether the object `key` satisfies every predicate of `inexact`
     /// filters, evaluated in Swift on a managed element.
     private func passes(_ inexact: [Query<Element>], _ key: ObjectKey, _ probe: ObjectProbe<Element>) -> Bool {
-        guard !inexact.isEmpty else { return true }
         let element = probe.element(key)
         return inexact.allSatisfy { (try? $0.predicate.evaluate(element)) ?? false }
     }
