@@ -32,20 +32,22 @@ struct PersistentHashMap<Key: Hashable, Value> {
     /// - Complexity: O(log64 n) expected.
     subscript(key: Key) -> Value? {
         get {
-            guard let root else { return nil }
-            // Unowned, as in `PersistentIntMap`: the map holds the path.
-            unowned(unsafe) var node = root
+            guard root != nil else { return nil }
+            // Unowned, as in `PersistentIntMap`: the map holds the path, and
+            // children are read through their buffer, which retains nothing.
+            unowned(unsafe) var node = root.unsafelyUnwrapped
             let hash = Self.hash(key)
             var shift = 0
             while shift < 64 {
                 let digit = Bitmap.digit(hash, shift)
                 let bit = Bitmap.bit(digit)
                 if node.dataMap & bit != 0 {
-                    let entry = node.entries[Bitmap.position(node.dataMap, digit)]
-                    return entry.key == key ? entry.value : nil
+                    let position = Bitmap.position(node.dataMap, digit)
+                    return node.entries.withUnsafeBufferPointer { $0[position].key == key ? $0[position].value : nil }
                 }
                 guard node.nodeMap & bit != 0 else { return nil }
-                node = node.children[Bitmap.position(node.nodeMap, digit)]
+                let position = Bitmap.position(node.nodeMap, digit)
+                node = node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[position]) }.takeUnretainedValue()
                 shift += Bitmap.bitsPerLevel
             }
             return node.entries.first { $0.key == key }?.value

@@ -55,7 +55,9 @@ extension PersistentIntMap: Sequence {
                 let digit = leafBits.trailingZeroBitCount
                 leafBits &= leafBits &- 1
                 defer { leafPosition += 1 }
-                return (leafBase | Int64(digit), leaf.unsafelyUnwrapped.values[leafPosition])
+                // Through the buffer: the array subscript would retain the leaf.
+                let position = leafPosition
+                return (leafBase | Int64(digit), leaf.unsafelyUnwrapped.values.withUnsafeBufferPointer { $0[position] })
             }
             while var frame = stack.popLast() {
                 if frame.shift == 0 {

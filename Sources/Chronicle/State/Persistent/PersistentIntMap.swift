@@ -45,19 +45,22 @@ struct PersistentIntMap<Value> {
     /// - Complexity: O(log64 n).
     subscript(key: Int64) -> Value? {
         get {
-            guard key >= 0, let root, Self.covers(key, shift: shift) else { return nil }
+            guard key >= 0, root != nil, Self.covers(key, shift: shift) else { return nil }
             // Unowned: the map holds every node on the path for the whole
             // walk, and counting references on the way down was a third of
             // a lookup's cost.
-            unowned(unsafe) var node = root
+            unowned(unsafe) var node = root.unsafelyUnwrapped
             var shift = self.shift
             let bits = UInt64(key)
             while true {
                 let digit = Bitmap.digit(bits, shift)
                 guard node.bitmap & Bitmap.bit(digit) != 0 else { return nil }
                 let position = Bitmap.position(node.bitmap, digit)
-                if shift == 0 { return node.values[position] }
-                node = node.children[position]
+                // Through the buffers: the arrays' subscripts would retain
+                // the node they read from, and the child.
+                if shift == 0 { return node.values.withUnsafeBufferPointer { $0[position] } }
+                node = node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[position]) }
+                    .takeUnretainedValue()
                 shift -= Bitmap.bitsPerLevel
             }
         }
