@@ -114,8 +114,15 @@ extension StoreState {
         // copy each PropertySchema (retaining its strings) to pass it on.
         try schema[table].properties.withUnsafeBufferPointer { properties throws(Reason) in
             for index in values.indices {
+                // A non-null value of a plain scalar property that its type
+                // accepts passes `check` as is: decided from the schema's
+                // flags alone, without passing (and so copying) the schema.
+                let type = properties[index].type
+                if properties[index].collection == .none, type != .object, !values[index].isNull, type.accepts(values[index]) {
+                    continue
+                }
                 try check(values[index], fits: properties[index])
-                if properties[index].type == .object {
+                if type == .object {
                     try checkOwnership(values[index].linkedKeys, through: properties[index], seen: &seen)
                 }
             }
