@@ -58,4 +58,35 @@ struct RolledBackWriteTests {
         try store.write { store.add(person) }
         #expect(store.objects(Person.self).count == 1)
     }
+    /// A write takes the store's key high-water mark once per table and
+    /// publishes it when it ends: keys a rolled-back write handed out are
+    /// still never handed out again, across several tables and writes.
+    @Test func keysOfRolledBackWritesAreNotReusedAcrossTables() throws {
+        let store = try scratchStore()
+        let gizmos = (0..<3).map { index in
+            let gizmo = Gizmo()
+            gizmo.id = 10 + index
+            return gizmo
+        }
+        let person = Person()
+        #expect(throws: Boom.self) {
+            try store.write {
+                for gizmo in gizmos { store.add(gizmo) }
+                store.add(person)
+                throw Boom()
+            }
+        }
+        let keysBound = Set(gizmos.compactMap { $0.location?.key })
+        #expect(keysBound.count == 3)
+        let later = Gizmo()
+        later.id = 20
+        let laterPerson = Person()
+        try store.write {
+            store.add(later)
+            store.add(laterPerson)
+        }
+        #expect(later.location.map { !keysBound.contains($0.key) && $0.key.rawValue > keysBound.map(\.rawValue).max()! } == true)
+        #expect(laterPerson.location?.key != person.location?.key)
+        #expect(gizmos.allSatisfy(\.isInvalidated) && person.isInvalidated)
+    }
 }

@@ -97,4 +97,50 @@ struct StateChangeSetTests {
         let (_, changes) = try S.fold(try base(), [.addProperty(table: 1, PropertySchema(name: "zip", type: .string))])
         #expect(changes.schemaChanged && !changes.isEmpty)
     }
+    // Creations with keys never used before take a path that records no
+    // entry (``ChangeSetBuilder/created(_:record:fresh:)``); these pin that
+    // later events on such objects coalesce as before.
+
+    @Test func aFreshCreationDeletedThenCreatedAgainIsAnInsertion() throws {
+        let k9 = ObjectKey(9)
+        let (_, changes) = try S.fold(try base(), [
+            .create(table: 0, key: k3, values: S.person(id: 3)),
+            .create(table: 0, key: k9, values: S.person(id: 9)),
+            .delete(table: 0, key: k9),
+            .create(table: 0, key: k9, values: S.person(id: 9, name: "Again")),
+            .set(table: 0, key: k1, property: Person.name, value: .string("Cy")),
+        ])
+        #expect(changes.insertions == [TableKey(table: 0, key: k3), TableKey(table: 0, key: k9)])
+        #expect(changes.isInserted(table: 0, key: k9) && changes.deletions.isEmpty)
+        #expect(changes.modifications.map(\.key) == [k1])
+    }
+
+    @Test func aFreshCreationDeletedLeavesTheOtherInsertionsInOrder() throws {
+        let k4 = ObjectKey(4), k5 = ObjectKey(5)
+        let (_, changes) = try S.fold(try base(), [
+            .create(table: 0, key: k5, values: S.person(id: 5)),
+            .create(table: 0, key: k4, values: S.person(id: 4)),
+            .create(table: 0, key: k3, values: S.person(id: 3)),
+            .set(table: 0, key: k4, property: Person.name, value: .string("Ed")),
+            .delete(table: 0, key: k5),
+        ])
+        // 4 and 3 are below the next key once 5 exists: created, not fresh.
+        #expect(changes.insertions == [TableKey(table: 0, key: k4), TableKey(table: 0, key: k3)])
+        #expect(changes.modifications.isEmpty && changes.deletions.isEmpty)
+    }
+
+    @Test func freshCreationsModifiedStayInsertionsWithoutEntries() throws {
+        var builder = ChangeSetBuilder()
+        var state = try base()
+        let keys = (3...6).map { ObjectKey(Int64($0)) }
+        for key in keys {
+            try state.apply(.create(table: 0, key: key, values: S.person(id: key.rawValue)), changes: &builder)
+            try state.apply(.set(table: 0, key: key, property: Person.name, value: .string("N")), changes: &builder)
+        }
+        try state.apply(.set(table: 0, key: k2, property: Person.name, value: .string("Cy")), changes: &builder)
+        let changes = builder.build(version: 9)
+        #expect(changes.insertions == keys.map { TableKey(table: 0, key: $0) })
+        #expect(changes.modifications.map(\.key) == [k2])
+        #expect(!builder.isEmpty)
+    }
 }

@@ -17,8 +17,17 @@ public struct ChangeSetBuilder: Sendable {
         var lastRecord: ObjectRecord?
     }
 
-    private var order: [TableKey] = []
+    /// Every object touched, in the order first touched; `fresh` marks an
+    /// object whose key was new when it was created (see ``created(_:record:fresh:)``).
+    private var order: [Touched] = []
+    /// The entries of the objects touched, except fresh creations that
+    /// nothing touched since.
     private var entries: [TableKey: Entry] = [:]
+    /// Per table index, the smallest key created fresh (`Int64.max`: none).
+    /// No key at or above it existed when the builder began.
+    private var freshFloor: [Int64] = []
+    /// How many fresh creations were deleted, and so have an entry.
+    private var freshTouched = 0
     /// Whether a type was defined or a property added.
     public internal(set) var schemaChanged = false
 
@@ -32,17 +41,49 @@ public struct ChangeSetBuilder: Sendable {
     init(recording: Bool) { self.recording = recording }
 
     /// Whether nothing has been recorded. O(1).
-    public var isEmpty: Bool { entries.isEmpty && !schemaChanged }
+    public var isEmpty: Bool { order.isEmpty && !schemaChanged }
 
-    private mutating func touch(_ object: TableKey, existedBefore: Bool) -> Entry {
-        if let entry = entries[object] { return entry }
-        order.append(object)
-        return Entry(existedBefore: existedBefore, exists: existedBefore)
+    private struct Touched: Sendable {
+        var object: TableKey
+        var fresh: Bool
     }
 
-    mutating func created(_ object: TableKey, record: ObjectRecord) {
+    /// The entry of an object that exists now (it is being modified or
+    /// deleted); `fresh` tells whether it is a fresh creation without an
+    /// entry so far.
+    private mutating func touchExisting(_ object: TableKey, fresh: inout Bool) -> Entry {
+        if let entry = entries[object] { return entry }
+        if object.table < freshFloor.count, object.key.rawValue >= freshFloor[object.table] {
+            // Its key did not exist when the builder began, and it has no
+            // entry: a fresh creation, already in `order`.
+            fresh = true
+            return Entry(existedBefore: false, exists: true)
+        }
+        order.append(Touched(object: object, fresh: false))
+        return Entry(existedBefore: true, exists: true)
+    }
+
+    /// Records that `object` was created with `record`.
+    ///
+    /// `fresh` says that the object's key was at or above its table's next
+    /// key (``StoreState/nextKey(table:)``), so never used: the object did
+    /// not exist before and nothing in this builder touched it. Such an
+    /// insertion is only appended to the order, with no hashing: O(1).
+    mutating func created(_ object: TableKey, record: ObjectRecord, fresh: Bool) {
         guard recording else { return }
-        var entry = touch(object, existedBefore: false)
+        if fresh {
+            if freshFloor.count <= object.table {
+                freshFloor.append(contentsOf: repeatElement(.max, count: object.table + 1 - freshFloor.count))
+            }
+            freshFloor[object.table] = min(freshFloor[object.table], object.key.rawValue)
+            order.append(Touched(object: object, fresh: true))
+            return
+        }
+        var entry: Entry
+        if let existing = entries[object] { entry = existing } else {
+            order.append(Touched(object: object, fresh: false))
+            entry = Entry(existedBefore: false, exists: false)
+        }
         if entry.existedBefore, let last = entry.lastRecord {
             // Deleted and re-created with the same key: a modification
             // from the record the commit began with.
@@ -59,7 +100,8 @@ public struct ChangeSetBuilder: Sendable {
 
     mutating func modified(_ object: TableKey, property: Int, old: PersistedValue, new: PersistedValue) {
         guard recording else { return }
-        var entry = touch(object, existedBefore: true)
+        var fresh = false
+        var entry = touchExisting(object, fresh: &fresh)
         guard entry.existedBefore else { return }  // an insertion carries its final record
         if let index = entry.deltas.firstIndex(where: { $0.property == property }) {
             if entry.deltas[index].oldValue == new {
@@ -75,7 +117,9 @@ public struct ChangeSetBuilder: Sendable {
 
     mutating func deleted(_ object: TableKey, record: ObjectRecord) {
         guard recording else { return }
-        var entry = touch(object, existedBefore: true)
+        var fresh = false
+        var entry = touchExisting(object, fresh: &fresh)
+        if fresh { freshTouched += 1 }
         entry.exists = false
         entry.lastRecord = record
         entries[object] = entry
@@ -87,8 +131,13 @@ public struct ChangeSetBuilder: Sendable {
         var deletions: [TableKey] = []
         var deletedRecords: [TableKey: ObjectRecord] = [:]
         var modifications: [ObjectModification] = []
-        for object in order {
-            let entry = entries[object]!
+        for touched in order {
+            let object = touched.object
+            if touched.fresh, freshTouched == 0 {
+                insertions.append(object)
+                continue
+            }
+            let entry = entries[object] ?? Entry(existedBefore: false, exists: true)
             switch (entry.existedBefore, entry.exists) {
             case (false, true):
                 insertions.append(object)

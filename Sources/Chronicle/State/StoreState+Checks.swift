@@ -110,11 +110,21 @@ extension StoreState {
             throw .valueCount(expected: schema[table].properties.count, actual: values.count)
         }
         var seen = Set<TableKey>()
-        // Indexes, not zip: zip copies each PropertySchema (and retains its strings).
-        for index in values.indices {
-            try check(values[index], fits: schema[table].properties[index])
-            if schema[table].properties[index].type == .object {
-                try checkOwnership(values[index].linkedKeys, through: schema[table].properties[index], seen: &seen)
+        // Through a buffer pointer, not zip or the array's subscript: both
+        // copy each PropertySchema (retaining its strings) to pass it on.
+        try schema[table].properties.withUnsafeBufferPointer { properties throws(Reason) in
+            for index in values.indices {
+                // A non-null value of a plain scalar property that its type
+                // accepts passes `check` as is: decided from the schema's
+                // flags alone, without passing (and so copying) the schema.
+                let type = properties[index].type
+                if properties[index].collection == .none, type != .object, !values[index].isNull, type.accepts(values[index]) {
+                    continue
+                }
+                try check(values[index], fits: properties[index])
+                if type == .object {
+                    try checkOwnership(values[index].linkedKeys, through: properties[index], seen: &seen)
+                }
             }
         }
         if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {

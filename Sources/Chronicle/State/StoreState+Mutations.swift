@@ -39,6 +39,7 @@ extension StoreState {
     mutating func createObject(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue],
                                changes: inout ChangeSetBuilder) {
         let record = ObjectRecord(values: ContiguousArray(values))
+        let fresh = key.rawValue >= tables[table].nextKey
         tables[table].objects[key.rawValue] = record
         tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
         tables[table].index(key, record)
@@ -47,7 +48,7 @@ extension StoreState {
             let link = Backlink(table: table, key: key, property: property)
             for targetKey in values[property].linkedKeys { tables[target].addBacklink(link, to: targetKey) }
         }
-        changes.created(TableKey(table: table, key: key), record: record)
+        changes.created(TableKey(table: table, key: key), record: record, fresh: fresh)
     }
 
     /// Deletes object `key` of `table` if it exists: cascades to the embedded

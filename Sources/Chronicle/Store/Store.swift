@@ -240,6 +240,7 @@ public final class Store: Sendable {
         slot.transaction = transaction
         owner.store(Store.threadID(), ordering: .releasing)
         func finish() {
+            transaction.finish()
             owner.store(0, ordering: .releasing)
             slot.transaction = nil
         }

@@ -62,7 +62,12 @@ struct PersistentHashMap<Key: Hashable, Value> {
     /// - Complexity: O(log64 n) expected.
     @discardableResult
     mutating func updateValue(_ value: Value, forKey key: Key) -> Value? {
-        let hash = Self.hash(key)
+        updateValue(value, forKey: key, hash: Self.hash(key))
+    }
+
+    /// ``updateValue(_:forKey:)`` with `key`'s hash already computed.
+    @discardableResult
+    private mutating func updateValue(_ value: Value, forKey key: Key, hash: UInt64) -> Value? {
         guard root != nil else {
             let digit = Bitmap.digit(hash, 0)
             root = Node(dataMap: Bitmap.bit(digit), entries: [(key, value)])
@@ -115,8 +120,28 @@ struct PersistentHashMap<Key: Hashable, Value> {
     ///
     /// - Complexity: O(log64 n) expected, plus `body`.
     mutating func modifyValue(forKey key: Key, default defaultValue: () -> Value, _ body: (inout Value) -> Void) {
-        if self[key] == nil { updateValue(defaultValue(), forKey: key) }
-        Self.modify(&root!, hash: Self.hash(key), shift: 0, key: key, body)
+        // One hash for the look-up, the insertion and the edit: hashing a
+        // string key was most of the cost of indexing a new object.
+        let hash = Self.hash(key)
+        if !contains(key, hash: hash) { updateValue(defaultValue(), forKey: key, hash: hash) }
+        Self.modify(&root!, hash: hash, shift: 0, key: key, body)
+    }
+
+    /// Whether `key`, whose hash is `hash`, is present; copies no value.
+    /// O(log64 n) expected.
+    private func contains(_ key: Key, hash: UInt64) -> Bool {
+        guard let root else { return false }
+        unowned(unsafe) var node = root
+        var shift = 0
+        while shift < 64 {
+            let digit = Bitmap.digit(hash, shift)
+            let bit = Bitmap.bit(digit)
+            if node.dataMap & bit != 0 { return node.entries[Bitmap.position(node.dataMap, digit)].key == key }
+            guard node.nodeMap & bit != 0 else { return false }
+            node = node.children[Bitmap.position(node.nodeMap, digit)]
+            shift += Bitmap.bitsPerLevel
+        }
+        return node.entries.contains { $0.key == key }
     }
 
     /// Edits the value of `key`, which must be present below `node`.
