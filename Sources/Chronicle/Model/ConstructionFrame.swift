@@ -58,13 +58,17 @@ final class ConstructionFrame {
     }
 
     /// Records a wrapper's initial value; returns its ordinal.
-    static func register(_ value: any _PersistableProperty, options: PersistedOptions) -> Int {
+    ///
+    /// The value is an autoclosure, and the method generic, so that a
+    /// managed handle's wrappers (which only count) neither make a default
+    /// value (an empty `List` is an allocation) nor box one in an existential.
+    static func register<Value: _PersistableProperty>(_ value: @autoclosure () -> Value, options: PersistedOptions) -> Int {
         let frame = current
         if frame.handleBinding != nil {
             defer { frame.handleOrdinals += 1 }
             return frame.handleOrdinals
         }
-        frame.pending.append(value)
+        frame.pending.append(value())
         frame.options.append(options)
         return frame.pending.count - 1
     }
