@@ -80,8 +80,8 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         if let indexed = indexCandidates(in: state, table: table) {
             // An equality the index answers exactly (the commonest indexed
             // query, alone) needs no object read at all.
-            let exact = filters.count == 1 && IndexPlanner.answersExactly(filters[0].node, table: table.index, in: state)
-            var keys = exact ? indexed : plan.filter(indexed, accepting: test)
+            let exact = filters.count == 1 && indexed.isExact
+            var keys = exact ? indexed.keys : plan.filter(indexed.keys, accepting: test)
             if !inexact.isEmpty { keys = keys.filter { passes(inexact, $0, probe) } }
             evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
             return
@@ -143,9 +143,9 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         }
     }
 
-    private func indexCandidates(in state: StoreState, table: TableBinding) -> [ObjectKey]? {
+    private func indexCandidates(in state: StoreState, table: TableBinding) -> IndexPlanner.Answer? {
         for filter in filters {
-            if let keys = IndexPlanner.candidates(for: filter.node, table: table.index, in: state) { return keys }
+            if let answer = IndexPlanner.candidates(for: filter.node, table: table.index, in: state) { return answer }
         }
         return nil
     }
