@@ -308,7 +308,7 @@ enum PeerWorkloads {
             let pool = try GRDBSide.open(database.path, synchronous: .normal)
             try GRDBSide.createSchema(pool)
             try GRDBSide.seed(data, into: pool)
-            try pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
+            _ = try pool.writeWithoutTransaction { try $0.checkpoint(.truncate) }
             try pool.close()
         }
     ) { side, options in
