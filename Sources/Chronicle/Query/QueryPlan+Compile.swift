@@ -82,24 +82,30 @@ extension QueryPlan {
 
     /// `property op constant` for an integer constant (`score < 100`, the
     /// commonest scan) as one integer comparison, chosen once per operator.
-    /// A stored value that is not an `.int` goes through the general
-    /// comparison, so the answer is exactly ``QueryNode/compareValues(_:_:_:)``'s.
     private static func compareInteger(at property: Int, _ op: ComparisonOperator, _ constant: Int64) -> Test {
-        func test(_ decide: @escaping (Int64) -> Bool) -> Test {
-            { row in
-                let values = row.record.values
-                guard values.indices.contains(property) else { return QueryNode.compareValues(.null, op, .int(constant)) }
-                if case .int(let value) = values[property] { return decide(value) }
-                return QueryNode.compareValues(values[property], op, .int(constant))
-            }
-        }
+        // One closure per operator, each comparing directly: a shared
+        // closure taking the comparison as a second closure cost two
+        // indirect calls per object scanned.
         switch op {
-        case .equal: return test { $0 == constant }
-        case .notEqual: return test { $0 != constant }
-        case .lessThan: return test { $0 < constant }
-        case .lessThanOrEqual: return test { $0 <= constant }
-        case .greaterThan: return test { $0 > constant }
-        case .greaterThanOrEqual: return test { $0 >= constant }
+        case .equal: return { row in integer(row, property, op, constant) { $0 == constant } }
+        case .notEqual: return { row in integer(row, property, op, constant) { $0 != constant } }
+        case .lessThan: return { row in integer(row, property, op, constant) { $0 < constant } }
+        case .lessThanOrEqual: return { row in integer(row, property, op, constant) { $0 <= constant } }
+        case .greaterThan: return { row in integer(row, property, op, constant) { $0 > constant } }
+        case .greaterThanOrEqual: return { row in integer(row, property, op, constant) { $0 >= constant } }
+        }
+    }
+
+    /// `decide` on the stored integer; a stored value that is not an `.int`
+    /// goes through the general comparison, so the answer is exactly
+    /// ``QueryNode/compareValues(_:_:_:)``'s.
+    @inline(__always)
+    private static func integer(_ row: PlannedRow, _ property: Int, _ op: ComparisonOperator, _ constant: Int64,
+                                _ decide: (Int64) -> Bool) -> Bool {
+        row.record.values.withUnsafeBufferPointer { values in
+            guard values.indices.contains(property) else { return QueryNode.compareValues(.null, op, .int(constant)) }
+            if case .int(let value) = values[property] { return decide(value) }
+            return QueryNode.compareValues(values[property], op, .int(constant))
         }
     }
 }
