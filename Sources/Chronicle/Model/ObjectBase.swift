@@ -27,11 +27,13 @@ open class ObjectBase: @unchecked Sendable {
     // `unmanagedValues` is only touched under its mutex. Managed reads never
     // touch mutable instance state.
     let binding = OnceReference<ObjectBinding>()
-    // A `Mutex` stored in the instance, not a `Locked`: every unmanaged
-    // object made a lock object, a separately allocated pthread mutex and
-    // its init and destroy calls, about 2,500 instructions of an object's
-    // life (callgrind, W1, 2026-11-22).
-    let unmanagedValues: Mutex<ContiguousArray<any _PersistableProperty>>
+    // A `Locked`, not an inline `Synchronization.Mutex`, although the mutex
+    // would save an unmanaged object two allocations (about 1,300
+    // instructions, callgrind, W1): ThreadSanitizer cannot see `Mutex` on
+    // Linux, so tasks sharing an unmanaged object (it is `Sendable`) were
+    // reported as racing in every app's sanitizer runs
+    // (`ConcurrencyStressTests.anUnmanagedObjectIsSharedBetweenTasks`).
+    let unmanagedValues: Locked<ContiguousArray<any _PersistableProperty>>
     /// Set when a write that added this (until then unmanaged) instance was
     /// rolled back: the binding cannot be undone, so the next `add` creates
     /// the object at the key it was bound to, from its unmanaged values.
@@ -41,12 +43,15 @@ open class ObjectBase: @unchecked Sendable {
     public required init() {
         if let handle = ConstructionFrame.takeHandleBinding(for: type(of: self)) {
             // A managed handle: bound from the start, never reads initial values.
-            unmanagedValues = Mutex([])
+            unmanagedValues = ObjectBase.noValues
             _ = binding.storeIfNil(handle)
             return
         }
-        unmanagedValues = Mutex(ConstructionFrame.take())
+        unmanagedValues = Locked(ConstructionFrame.take())
     }
+
+    /// The (never used) unmanaged values of every managed handle.
+    private static let noValues = Locked<ContiguousArray<any _PersistableProperty>>([])
 
     /// Whether the object belongs to a store.
     public var isManaged: Bool {
