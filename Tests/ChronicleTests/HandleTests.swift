@@ -44,6 +44,87 @@ struct HandleTests {
         #expect(fresh.name == "Bob")
     }
 
+    // Handles made while reading a published state remember the object's
+    // record and read it without the store's lock until the next commit.
+    // These check that what they read is always what a fresh look-up reads.
+
+    @Test func aRememberedRecordIsDroppedByTheNextCommit() throws {
+        let store = try scratchStore()
+        try store.write {
+            for id in 1...3 {
+                let greeter = Greeter()
+                greeter.id = id
+                greeter.name = "v1-\(id)"
+                store.add(greeter)
+            }
+        }
+        let byKey = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))
+        let fromIteration = Array(store.objects(Greeter.self))
+        let fromSubscript = store.objects(Greeter.self)[1]
+        #expect(byKey.name == "v1-1" && fromIteration.map(\.name) == ["v1-1", "v1-2", "v1-3"] && fromSubscript.name == "v1-2")
+        try store.write {
+            byKey.name = "v2-1"
+            fromIteration[1].name = "v2-2"
+        }
+        #expect(byKey.name == "v2-1")
+        #expect(fromIteration.map(\.name) == ["v2-1", "v2-2", "v1-3"])
+        #expect(fromSubscript.name == "v2-2")
+        // A commit from another thread is seen too.
+        let other = Thread { try? store.write { store.object(ofType: Greeter.self, forPrimaryKey: 3)!.name = "v3-3" } }
+        other.start()
+        while store.object(ofType: Greeter.self, forPrimaryKey: 3)!.name != "v3-3" { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(fromIteration[2].name == "v3-3")
+        try store.write { store.delete(fromIteration[0]) }
+        #expect(fromIteration[0].isInvalidated && byKey.isInvalidated)
+    }
+
+    @Test func insideAWriteARememberedRecordGivesWayToTheWrite() throws {
+        let store = try scratchStore()
+        try store.write {
+            let greeter = Greeter()
+            greeter.id = 1
+            greeter.name = "committed"
+            store.add(greeter)
+        }
+        let handle = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))
+        #expect(handle.name == "committed")
+        struct Abandon: Error {}
+        #expect(throws: Abandon.self) {
+            try store.write {
+                handle.name = "pending"
+                // Same published state, but this thread's write reads its own changes.
+                #expect(handle.name == "pending")
+                let madeInside = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))
+                #expect(madeInside.name == "pending")
+                #expect(store.objects(Greeter.self).first?.name == "pending")
+                throw Abandon()
+            }
+        }
+        // Rolled back: nothing was published, and the handles read the committed value.
+        #expect(handle.name == "committed")
+        #expect(store.objects(Greeter.self).first?.name == "committed")
+    }
+
+    @Test func handlesMadeInsideAWriteDoNotKeepItsStateAfterARollback() throws {
+        let store = try scratchStore()
+        try store.write {
+            let greeter = Greeter()
+            greeter.id = 1
+            greeter.name = "committed"
+            store.add(greeter)
+        }
+        struct Abandon: Error {}
+        var madeInside: [Greeter] = []
+        #expect(throws: Abandon.self) {
+            try store.write {
+                store.object(ofType: Greeter.self, forPrimaryKey: 1)!.name = "pending"
+                madeInside = Array(store.objects(Greeter.self)) + [store.object(ofType: Greeter.self, forPrimaryKey: 1)!]
+                throw Abandon()
+            }
+        }
+        #expect(madeInside.map(\.name) == ["committed", "committed"])
+    }
+
     @Test func frozenAndLiveHandlesReadTheirOwnVersions() throws {
         let store = try scratchStore()
         try store.write {

@@ -71,6 +71,8 @@ struct PersistentIntMapTests {
                 #expect(map.map(\.value) == sorted.map(\.value))
                 let start = randomKey()
                 #expect(map.elements(from: start).map(\.key) == sorted.map(\.key).filter { $0 >= start })
+                #expect(Self.leafElements(map, from: start).map(\.key) == sorted.map(\.key).filter { $0 >= start })
+                #expect(Self.leafElements(map, from: start).map(\.value) == sorted.filter { $0.key >= start }.map(\.value))
                 #expect(map.firstKey == sorted.first?.key && map.lastKey == sorted.last?.key)
             }
         }
@@ -79,6 +81,40 @@ struct PersistentIntMapTests {
             map._checkInvariants()
         }
         #expect(map.isEmpty && map.root == nil)
+    }
+
+    /// The elements `forEachLeaf` presents, in order.
+    static func leafElements<Value>(_ map: PersistentIntMap<Value>, from start: Int64,
+                                    stopAfter limit: Int = .max) -> [(key: Int64, value: Value)] {
+        var result: [(key: Int64, value: Value)] = []
+        map.forEachLeaf(from: start) { base, bits, values in
+            #expect(base & 63 == 0)
+            #expect(bits.nonzeroBitCount == values.count)
+            var bits = bits
+            var position = 0
+            while bits != 0 {
+                result.append((base | Int64(bits.trailingZeroBitCount), values[position]))
+                bits &= bits &- 1
+                position += 1
+            }
+            return result.count < limit
+        }
+        return result
+    }
+
+    @Test func leavesPresentTheElementsInOrderFromAnyStart() {
+        var map = PersistentIntMap<Int64>()
+        // Sparse keys across several levels and partly filled leaves.
+        let keys: [Int64] = Array(1...300) + [4095, 4096, 4097, 70_000, 1 << 30, (1 << 30) + 63]
+        for key in keys { map[key] = key * 3 }
+        for start: Int64 in [-5, 0, 1, 2, 63, 64, 65, 300, 301, 4096, 4098, 70_001, 1 << 30, Int64.max] {
+            let expected = keys.filter { $0 >= start }
+            #expect(Self.leafElements(map, from: start).map(\.key) == expected, "from \(start)")
+            #expect(Self.leafElements(map, from: start).allSatisfy { $0.value == $0.key * 3 })
+        }
+        // Returning false stops at the end of the current leaf.
+        #expect(Self.leafElements(map, from: 0, stopAfter: 1).map(\.key) == Array(1...63))
+        #expect(Self.leafElements(PersistentIntMap<Int64>(), from: 0).isEmpty)
     }
 
     @Test func oldCopiesAreUnchanged() {

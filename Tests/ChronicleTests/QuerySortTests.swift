@@ -89,6 +89,10 @@ struct QuerySortTests {
     /// integers, integers among doubles) must still order as `ordered` does.
     @Test(arguments: [
         [PersistedValue.string("b"), .string("a"), .string("é"), .string("a"), .string("B")],
+        // ASCII only (sorted by their eight-byte prefixes): shorter strings,
+        // equal prefixes longer than eight bytes, NUL bytes, case.
+        [.string("abcdefgh2"), .string("abcdefgh1"), .string("abcdefgh"), .string(""), .string("ab"),
+         .string("ab\u{0}"), .string("ab\u{0}c"), .string("Zz"), .string("zz"), .string("abcdefgh1"), .string("~")],
         [.int(3), .int(-1), .int(3), .int(0)],
         [.double(2.5), .double(-0.0), .double(0), .double(1e300)],
         [.int(3), .null, .double(2.5), .int(1), .null, .string("x")],

@@ -6,7 +6,7 @@ extension Results {
     /// object otherwise.
     private func values<V>(of keyPath: KeyPath<Element, V>, _ convert: (PersistedValue) -> V?) -> [V] {
         if let recorded = try? KeyPathMapping.record(keyPath), recorded.isDirect {
-            let (keys, table, state) = evaluated()
+            let (keys, table, state, _) = evaluated()
             guard let table else { return [] }
             let path = PropertyPath(recorded.path)
             return keys.compactMap { StateRow(state: state, table: table.index, key: $0).value(at: path).flatMap(convert) }

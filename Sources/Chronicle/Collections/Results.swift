@@ -42,33 +42,36 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
 
     // MARK: Evaluation
 
-    /// The state this read sees.
-    func currentState() -> (state: StoreState, cacheable: Bool) {
-        if let frozen { return (frozen, true) }
-        if store.isInWriteTransaction { return (store.readableState(), false) }
-        return (store.committedState(), true)
+    /// The state this read sees; its publication sequence when it is the
+    /// store's published state (`0` when frozen, or inside a write).
+    func currentState() -> (state: StoreState, sequence: UInt64) {
+        if let frozen { return (frozen, 0) }
+        return store.readableSnapshot()
     }
 
     /// The matching keys for the state a read sees now, evaluated until at
     /// least `needed` are known (or all of them).
-    func evaluated(needed: Int = .max) -> (keys: [ObjectKey], table: TableBinding?, state: StoreState) {
-        let (state, cacheable) = currentState()
-        guard let table = store.tableBinding(for: Element._rootType, in: state) else { return ([], nil, state) }
-        guard cacheable else {
-            return (query.evaluate(in: state, table: table, frozen: frozen, needed: needed).keys, table, state)
+    func evaluated(needed: Int = .max) -> (keys: [ObjectKey], table: TableBinding?, state: StoreState, sequence: UInt64) {
+        let (state, sequence) = currentState()
+        guard let table = store.tableBinding(for: Element._rootType, in: state) else { return ([], nil, state, sequence) }
+        // A write in progress on this thread reads its own, unpublished state.
+        guard frozen != nil || sequence != 0 else {
+            return (query.evaluate(in: state, table: table, frozen: frozen, needed: needed).keys, table, state, sequence)
         }
         let cached: ResultsQuery<Element>.Evaluation? = cache.evaluation(for: state.version)
-        if let cached, cached.isComplete || cached.keys.count >= needed { return (cached.keys, table, state) }
+        if let cached, cached.isComplete || cached.keys.count >= needed { return (cached.keys, table, state, sequence) }
         // Taken out of the cache while it grows, so its keys are extended in
         // place rather than copied.
         var evaluation: ResultsQuery<Element>.Evaluation = cache.take(for: state.version) ?? .init()
         query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation, needed: needed)
         cache.store(evaluation, for: state.version)
-        return (evaluation.keys, table, state)
+        return (evaluation.keys, table, state, sequence)
     }
 
-    func element(table: TableBinding, key: ObjectKey) -> Element {
-        Element._project(ConstructionFrame.makeHandle(table.metadata.type, binding: ObjectBinding(.managed(table, key, frozen: frozen))))
+    /// A handle on object `key`, read from `state`, whose publication
+    /// sequence is `sequence` (`0` if it is not a published state).
+    func element(table: TableBinding, key: ObjectKey, in state: StoreState, sequence: UInt64) -> Element {
+        Element._project(store.handle(table.metadata.type, table: table, key: key, frozen: frozen, in: state, sequence: sequence))
     }
 
     // MARK: Derived queries
@@ -183,9 +186,9 @@ extension Results: RandomAccessCollection {
     /// - Complexity: O(1) once evaluated; for an unsorted query not yet
     ///   evaluated that far, the objects up to the `position`-th match.
     public subscript(position: Int) -> Element {
-        let (keys, table, _) = evaluated(needed: position + 1)
+        let (keys, table, state, sequence) = evaluated(needed: position + 1)
         precondition(position >= 0 && position < keys.count, "Chronicle: Results index \(position) is out of bounds (count \(keys.count))")
-        return element(table: table!, key: keys[position])
+        return element(table: table!, key: keys[position], in: state, sequence: sequence)
     }
 
     /// Iterates over the results of the state current when iteration
@@ -198,6 +201,7 @@ extension Results: RandomAccessCollection {
     public struct Iterator: IteratorProtocol {
         let results: Results
         private var state: StoreState?
+        private var sequence: UInt64
         private var table: TableBinding?
         private var evaluation = ResultsQuery<Element>.Evaluation()
         private var index = 0
@@ -205,8 +209,9 @@ extension Results: RandomAccessCollection {
 
         init(results: Results) {
             self.results = results
-            let (state, _) = results.currentState()
+            let (state, sequence) = results.currentState()
             self.state = state
+            self.sequence = sequence
             table = results.store.tableBinding(for: Element._rootType, in: state)
         }
 
@@ -219,7 +224,7 @@ extension Results: RandomAccessCollection {
                 guard index < evaluation.keys.count else { return nil }
             }
             defer { index += 1 }
-            return results.element(table: table, key: evaluation.keys[index])
+            return results.element(table: table, key: evaluation.keys[index], in: state, sequence: sequence)
         }
     }
 

@@ -86,17 +86,11 @@ open class ObjectBase: @unchecked Sendable {
         // is touched, and no metadata beyond `V`'s is needed (this function
         // is generic and, called from user modules, unspecialised: every
         // type it mentions costs a runtime metadata lookup per call).
-        if let binding = binding.load(), let live = binding.liveTable {
-            let key = binding.liveKey
-            let value = live._withUnsafeGuaranteedRef { table -> PersistedValue? in
-                let property = table.property(forOrdinal: ordinal)
-                guard property >= 0 else { return nil }
-                return table.store.readableRecord(table: table.index, key: key)?.values[property]
-            }
-            if let value {
-                let property = live._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
-                return V._read(value, in: _ReadContext(unmanagedTable: live, key: key, property: property, ordinal: ordinal, frozen: nil))
-            }
+        if let bits = binding.loadUnmanaged(),
+           let (value, property) = bits._withUnsafeGuaranteedRef({ $0.liveValue(ordinal: ordinal) }) {
+            let binding = bits._withUnsafeGuaranteedRef { $0 }
+            return V._read(value, in: _ReadContext(unmanagedTable: binding.liveTable!, key: binding.liveKey,
+                                                   property: property, ordinal: ordinal, frozen: nil))
         }
         return readPropertySlowly(ordinal: ordinal, as: V.self)
     }

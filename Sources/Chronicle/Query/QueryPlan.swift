@@ -55,9 +55,9 @@ final class QueryPlan {
     /// Whether `test` accepts the object; `false` where `Predicate.evaluate`
     /// would throw (a force unwrap met `nil`).
     @inline(__always)
-    func accepts(_ test: Test, _ key: ObjectKey, _ record: ObjectRecord) -> Bool {
+    func accepts(_ test: CompiledTest, _ key: ObjectKey, _ record: ObjectRecord) -> Bool {
         do {
-            return try test(PlannedRow(plan: self, key: key, record: record))
+            return try test.accepts(PlannedRow(plan: self, key: key, record: record))
         } catch {
             return false
         }
@@ -67,9 +67,9 @@ final class QueryPlan {
     /// and pass `test`, in their order. Non-generic, like ``scan(from:accepting:into:needed:)``.
     ///
     /// - Complexity: O(*k* log *n*) for *k* candidates.
-    func filter(_ candidates: [ObjectKey], accepting test: Test?) -> [ObjectKey] {
+    func filter(_ candidates: [ObjectKey], accepting test: CompiledTest?) -> [ObjectKey] {
         let counter = EvaluationCounter.isInstalled ? EvaluationCounter.current : nil
-        let test = test ?? { _ in true }
+        let test = test ?? .all
         return candidates.filter { key in
             counter?.count()
             guard let record = state.object(table: table, key: key) else { return false }
@@ -86,18 +86,34 @@ final class QueryPlan {
     ///
     /// - Returns: The key to resume from, or `nil` when the table is done.
     /// - Complexity: O(objects examined).
-    func scan(from start: ObjectKey, accepting test: Test?, into keys: inout [ObjectKey], needed: Int = .max) -> ObjectKey? {
+    func scan(from start: ObjectKey, accepting test: CompiledTest?, into keys: inout [ObjectKey], needed: Int = .max) -> ObjectKey? {
         let counter = EvaluationCounter.isInstalled ? EvaluationCounter.current : nil
         // The test is unwrapped once: an optional closure tested per object
         // costs a retain and a release of its context each time.
-        let test = test ?? { _ in true }
-        for (key, record) in state.objects(table: table, from: start) {
-            counter?.count()
-            guard accepts(test, key, record) else { continue }
-            keys.append(key)
-            if keys.count >= needed { return ObjectKey(key.rawValue + 1) }
+        let test = test ?? .all
+        guard state.tables.indices.contains(table) else { return nil }
+        var resume: ObjectKey?
+        // Leaf by leaf: the sequence iterator's per-element bookkeeping (a
+        // frame stack, an optional tuple per step) cost more than the test.
+        state.tables[table].objects.forEachLeaf(from: start.rawValue) { base, bits, records in
+            var bits = bits
+            var position = 0
+            while bits != 0 {
+                let key = ObjectKey(base | Int64(bits.trailingZeroBitCount))
+                bits &= bits &- 1
+                let record = position
+                position += 1
+                counter?.count()
+                guard accepts(test, key, records[record]) else { continue }
+                keys.append(key)
+                if keys.count >= needed {
+                    resume = ObjectKey(key.rawValue + 1)
+                    return false
+                }
+            }
+            return true
         }
-        return nil
+        return resume
     }
 }
 
@@ -105,6 +121,10 @@ final class QueryPlan {
 struct PlannedRow: QueryRow {
     let plan: QueryPlan
     let key: ObjectKey
+    // Held, not lent through a pointer: reading `pointer.pointee.values`
+    // copies the array (a retain and a release) on every read, since the
+    // memory behind a pointer may change during the call; a held record is
+    // read in place. (The scan's one copy of each record is the cost.)
     let record: ObjectRecord
 
     /// - Complexity: O(path length × log *n*); the first step reads the

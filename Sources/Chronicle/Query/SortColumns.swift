@@ -13,14 +13,16 @@ import Foundation
 /// up in each of them.
 struct SortColumns {
     private enum Column {
-        case strings([String])
+        /// Strings, with each one's first eight UTF-8 bytes as a big-endian
+        /// integer (zero-padded) when every string is ASCII.
+        case strings([String], prefixes: [UInt64]?)
         case integers([Int64])
         case doubles([Double])
         case values([PersistedValue])
 
         init(_ values: [PersistedValue]) {
             if let strings = Self.unboxed(values, { if case .string(let s) = $0 { s } else { nil } }) {
-                self = .strings(strings)
+                self = .strings(strings, prefixes: Self.asciiPrefixes(strings))
             } else if let integers = Self.unboxed(values, { if case .int(let i) = $0 { i } else { nil } }) {
                 self = .integers(integers)
             } else if let doubles = Self.unboxed(values, { if case .double(let d) = $0 { d } else { nil } }) {
@@ -28,6 +30,30 @@ struct SortColumns {
             } else {
                 self = .values(values)
             }
+        }
+
+        /// Each string's first eight bytes, or `nil` unless all are ASCII.
+        ///
+        /// Why it orders like `String.<`: Swift compares strings by their
+        /// canonical (NFC) Unicode scalars; ASCII is its own NFC and one
+        /// byte per scalar, so comparing bytes is comparing scalars, and a
+        /// shorter string is a prefix that pads with zeros. Unequal
+        /// prefixes decide with one integer comparison; equal ones fall
+        /// back to `String.<`.
+        private static func asciiPrefixes(_ strings: [String]) -> [UInt64]? {
+            var prefixes: [UInt64] = []
+            prefixes.reserveCapacity(strings.count)
+            for string in strings {
+                var prefix: UInt64 = 0
+                var taken = 0
+                for byte in string.utf8 {
+                    guard byte < 0x80 else { return nil }
+                    if taken < 8 { prefix |= UInt64(byte) << UInt64(56 - 8 * taken) }
+                    taken += 1
+                }
+                prefixes.append(prefix)
+            }
+            return prefixes
         }
 
         /// Every payload, or `nil` as soon as one value is of another case.
@@ -46,10 +72,14 @@ struct SortColumns {
         @inline(__always)
         func compare(_ a: Int, _ b: Int) -> ComparisonResult {
             switch self {
-            case .strings(let column): Self.compare(column[a], column[b], by: <)
-            case .integers(let column): Self.compare(column[a], column[b], by: <)
-            case .doubles(let column): Self.compare(column[a], column[b], by: <)
-            case .values(let column): Self.compare(column[a], column[b], by: PersistedValue.ordered)
+            case .strings(let column, let prefixes?):
+                let left = prefixes[a], right = prefixes[b]
+                if left != right { return left < right ? .orderedAscending : .orderedDescending }
+                return Self.compare(column[a], column[b], by: <)
+            case .strings(let column, nil): return Self.compare(column[a], column[b], by: <)
+            case .integers(let column): return Self.compare(column[a], column[b], by: <)
+            case .doubles(let column): return Self.compare(column[a], column[b], by: <)
+            case .values(let column): return Self.compare(column[a], column[b], by: PersistedValue.ordered)
             }
         }
 

@@ -152,7 +152,7 @@ public final class Replay: Sendable {
         do { try store.journal.append(replayed) } catch { throw .journal(error) }
         state.version = replayed.version
         let changes = builder.build(version: replayed.version)
-        store.published.withLock { $0 = PublishedState(state) }
+        store.publish(state)
         store.checkpoints.didFold(state, events: applied.count)
         progress.skipped.append(contentsOf: skipped)
         return (ReplayStep(commit: commit, version: replayed.version, isExcluded: isExcluded, changes: changes,

@@ -24,7 +24,10 @@ public struct StoreState: Sendable {
 
     /// The record of object `key` in `table`. O(log n).
     public func object(table: Int, key: ObjectKey) -> ObjectRecord? {
-        tables.indices.contains(table) ? tables[table].objects[key.rawValue] : nil
+        guard tables.indices.contains(table) else { return nil }
+        // Through the buffer: `tables[table]` would copy the table (a
+        // retain and a release per index it holds) on every property read.
+        return tables.withUnsafeBufferPointer { $0[table].objects[key.rawValue] }
     }
 
     /// Whether object `key` exists in `table`. O(log n).

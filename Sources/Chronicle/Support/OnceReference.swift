@@ -26,6 +26,16 @@ struct OnceReference<Instance: AnyObject & Sendable>: ~Copyable, @unchecked Send
         return Unmanaged<Instance>.fromOpaque(pointer).takeUnretainedValue()
     }
 
+    /// The stored instance, unretained: this value keeps it alive, so a
+    /// caller that holds this value can use it without touching its
+    /// reference count (`_withUnsafeGuaranteedRef`).
+    @inline(__always)
+    func loadUnmanaged() -> Unmanaged<Instance>? {
+        let bits = storage.load(ordering: .acquiring)
+        guard let pointer = UnsafeRawPointer(bitPattern: bits) else { return nil }
+        return Unmanaged<Instance>.fromOpaque(pointer)
+    }
+
     /// Stores `desired` if nothing is stored yet; returns what is stored
     /// afterwards (`desired`, or the instance another thread stored first).
     func storeIfNil(_ desired: Instance) -> Instance {
