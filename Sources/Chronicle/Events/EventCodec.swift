@@ -24,7 +24,7 @@ enum EventCodec {
     // MARK: Commit
 
     static func encode(_ commit: Commit) -> [UInt8] {
-        var w = BinaryWriter(capacity: 32 + commit.events.count * 16)
+        var w = BinaryWriter(capacity: 32 + commit.events.count * 32)
         encode(commit, into: &w)
         return w.bytes
     }
@@ -88,7 +88,7 @@ enum EventCodec {
 
     static func encode(_ event: Event, into w: inout BinaryWriter) {
         func target(_ tag: EventTag, _ table: Int, _ key: ObjectKey) {
-            w.byte(tag.rawValue); w.varint(table); w.signed(key.rawValue)
+            w.target(tag.rawValue, table: table, key: key.rawValue)
         }
         switch event {
         case .defineType(let schema):
@@ -234,18 +234,19 @@ enum EventCodec {
         switch value {
         case .null: w.byte(ValueTag.null.rawValue)
         case .bool(let v): w.byte(v ? ValueTag.boolTrue.rawValue : ValueTag.boolFalse.rawValue)
-        case .int(let v): w.byte(ValueTag.int.rawValue); w.signed(v)
-        case .float(let v): w.byte(ValueTag.float.rawValue); w.fixed32(v.bitPattern)
-        case .double(let v): w.byte(ValueTag.double.rawValue); w.fixed64(v.bitPattern)
-        case .string(let v): w.byte(ValueTag.string.rawValue); w.string(v)
+        // Tag and payload in one store each (see `BinaryWriter`).
+        case .int(let v): w.tagged(ValueTag.int.rawValue, signed: v)
+        case .float(let v): w.tagged(ValueTag.float.rawValue, fixed: v.bitPattern)
+        case .double(let v): w.tagged(ValueTag.double.rawValue, fixed: v.bitPattern)
+        case .string(let v): w.taggedString(ValueTag.string.rawValue, v)
         case .data(let v): w.byte(ValueTag.data.rawValue); w.blob(v)
-        case .date(let v): w.byte(ValueTag.date.rawValue); w.fixed64(v.timeIntervalSinceReferenceDate.bitPattern)
+        case .date(let v): w.tagged(ValueTag.date.rawValue, fixed: v.timeIntervalSinceReferenceDate.bitPattern)
         case .uuid(let v):
             w.byte(ValueTag.uuid.rawValue)
             withUnsafeBytes(of: v.uuid) { w.raw($0) }
         case .objectId(let v): w.byte(ValueTag.objectId.rawValue); w.raw(v.bytes)
         case .decimal(let v): w.byte(ValueTag.decimal.rawValue); w.string(v.description)
-        case .link(let key): w.byte(ValueTag.link.rawValue); w.signed(key.rawValue)
+        case .link(let key): w.tagged(ValueTag.link.rawValue, signed: key.rawValue)
         case .list(let values):
             w.byte(ValueTag.list.rawValue); w.varint(values.count)
             for v in values { encode(v, into: &w) }

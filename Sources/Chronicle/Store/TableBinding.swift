@@ -27,7 +27,14 @@ final class TableBinding: Sendable {
         self.metadata = metadata
         self.schemaPropertyCount = schemaPropertyCount
         self.propertyByOrdinal = propertyByOrdinal
+        mapsOrdinalsInOrder = propertyByOrdinal.count == schemaPropertyCount
+            && propertyByOrdinal.enumerated().allSatisfy { $0 == $1 }
     }
+
+    /// Whether `@Persisted` ordinal *i* is schema property *i* for every
+    /// property: a new object's values are then its unmanaged values
+    /// converted in order, with no default to fill in first.
+    let mapsOrdinalsInOrder: Bool
 
     convenience init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema) {
         self.init(store: store, index: index, metadata: metadata, schemaPropertyCount: schema.properties.count,

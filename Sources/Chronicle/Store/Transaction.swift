@@ -200,6 +200,22 @@ final class Transaction: @unchecked Sendable {
             _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: nil)))
             newlyBound.append(object)
         }
+        if table.mapsOrdinalsInOrder, !template.hasLinks {
+            // No links, so converting a value adds no object and cannot
+            // re-enter this write; each value lands at its ordinal. Appended
+            // into one exact allocation: starting from the template's
+            // defaults copied them (with their references) and then copied
+            // the shared array again on the first write (about 600
+            // instructions an object, callgrind, W1).
+            var persisted: [PersistedValue] = []
+            persisted.reserveCapacity(values.count)
+            for value in values {
+                let context = _WriteContext(transaction: self, table: table, key: key, property: persisted.count)
+                persisted.append(value._write(in: context))
+            }
+            apply(.create(table: table.index, key: key, values: persisted))
+            return key
+        }
         var persisted = template.defaults
         for (ordinal, value) in values.enumerated() {
             let property = table.property(forOrdinal: ordinal)

@@ -6,64 +6,183 @@ import Foundation
 /// are LEB128 varints, signed integers are zig-zag varints, floating-point
 /// numbers are their IEEE-754 bit patterns in little-endian order, and strings
 /// and byte blobs are a varint length followed by the bytes.
+///
+/// The buffer keeps zero-filled slack past the bytes written, and each field
+/// is stored through one pointer into it: appending to an array a byte at a
+/// time checked capacity and uniqueness per byte, and was most of the cost
+/// of encoding a commit (about 1,700 instructions an added object, callgrind,
+/// W1). Each write is O(its size), amortised.
 struct BinaryWriter {
-    private(set) var bytes: [UInt8] = []
+    /// The bytes written, then slack (`storage.count >= count`).
+    private var storage: [UInt8]
+    /// How many bytes of `storage` are written.
+    private(set) var count = 0
 
-    init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
+    /// The longest varint: 64 bits, seven a byte.
+    static let maximumVarintSize = 10
 
-    mutating func byte(_ value: UInt8) { bytes.append(value) }
+    init(capacity: Int = 64) {
+        storage = [UInt8](repeating: 0, count: Swift.max(capacity, 16))
+    }
+
+    /// The bytes written so far.
+    ///
+    /// Mutating: it drops the slack first, so the array returned shares the
+    /// writer's buffer instead of copying it. O(1).
+    var bytes: [UInt8] {
+        mutating get {
+            if storage.count != count { storage.removeSubrange(count...) }
+            return storage
+        }
+    }
+
+    /// Makes room for `size` more bytes, then lets `body` write at most that
+    /// many at the end and return how many it wrote.
+    @inline(__always)
+    private mutating func append(upTo size: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        if storage.count - count < size { grow(size) }
+        let start = count
+        count += storage.withUnsafeMutableBufferPointer { body($0.baseAddress.unsafelyUnwrapped + start) }
+    }
+
+    /// Extends the slack to the capacity already allocated (``bytes`` drops
+    /// the slack but keeps the capacity, and a small write after it must not
+    /// copy a large buffer), or else at least doubles the buffer, so a run of
+    /// appends costs O(1) each.
+    @inline(never)
+    private mutating func grow(_ size: Int) {
+        let needed = count + size
+        var newCount = storage.capacity
+        if newCount < needed { newCount = Swift.max(needed, 2 * storage.count) }
+        storage.append(contentsOf: repeatElement(0, count: newCount - storage.count))
+    }
+
+    /// Stores `value` as a varint at `pointer`; returns its length (1...10).
+    @inline(__always)
+    static func putVarint(_ value: UInt64, at pointer: UnsafeMutablePointer<UInt8>) -> Int {
+        var value = value
+        var length = 0
+        while value >= 0x80 {
+            pointer[length] = UInt8(truncatingIfNeeded: value) | 0x80
+            value >>= 7
+            length += 1
+        }
+        pointer[length] = UInt8(truncatingIfNeeded: value)
+        return length + 1
+    }
+
+    /// The zig-zag form of `value`, whose varint is short for small negatives.
+    @inline(__always)
+    static func zigZag(_ value: Int64) -> UInt64 { UInt64(bitPattern: (value << 1) ^ (value >> 63)) }
+
+    /// Stores the little-endian bytes of `value` at `pointer`; returns their count.
+    @inline(__always)
+    static func putFixed<T: FixedWidthInteger>(_ value: T, at pointer: UnsafeMutablePointer<UInt8>) -> Int {
+        UnsafeMutableRawPointer(pointer).storeBytes(of: value.littleEndian, as: T.self)
+        return MemoryLayout<T>.size
+    }
+
+    mutating func byte(_ value: UInt8) {
+        append(upTo: 1) { $0.pointee = value; return 1 }
+    }
 
     /// An unsigned LEB128 varint: seven bits a byte, low bits first.
     mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
+        append(upTo: Self.maximumVarintSize) { Self.putVarint(value, at: $0) }
     }
 
     mutating func varint(_ value: Int) { varint(UInt64(value)) }
 
     /// A zig-zag varint, so small negative numbers stay short.
     mutating func signed(_ value: Int64) {
-        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+        varint(Self.zigZag(value))
+    }
+
+    /// A one-byte tag followed by a zig-zag varint, in one store.
+    mutating func tagged(_ tag: UInt8, signed value: Int64) {
+        append(upTo: 1 + Self.maximumVarintSize) { pointer in
+            pointer.pointee = tag
+            return 1 + Self.putVarint(Self.zigZag(value), at: pointer + 1)
+        }
+    }
+
+    /// A one-byte tag followed by the little-endian bytes of `value`, in one store.
+    mutating func tagged<T: FixedWidthInteger>(_ tag: UInt8, fixed value: T) {
+        append(upTo: 1 + MemoryLayout<T>.size) { pointer in
+            pointer.pointee = tag
+            return 1 + Self.putFixed(value, at: pointer + 1)
+        }
+    }
+
+    /// An event's head: its tag, table (varint) and object key (zig-zag), in one store.
+    mutating func target(_ tag: UInt8, table: Int, key: Int64) {
+        append(upTo: 1 + 2 * Self.maximumVarintSize) { pointer in
+            pointer.pointee = tag
+            var length = 1 + Self.putVarint(UInt64(table), at: pointer + 1)
+            length += Self.putVarint(Self.zigZag(key), at: pointer + length)
+            return length
+        }
     }
 
     mutating func fixed16(_ value: UInt16) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(upTo: 2) { Self.putFixed(value, at: $0) }
     }
 
     mutating func fixed32(_ value: UInt32) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(upTo: 4) { Self.putFixed(value, at: $0) }
     }
 
     mutating func fixed64(_ value: UInt64) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        append(upTo: 8) { Self.putFixed(value, at: $0) }
     }
 
     /// Overwrites four bytes already written at `offset` (used for length and
     /// checksum fields that are known only after what follows them).
     mutating func patch32(_ value: UInt32, at offset: Int) {
-        withUnsafeBytes(of: value.littleEndian) { raw in
-            for i in 0..<4 { bytes[offset + i] = raw[i] }
+        precondition(offset >= 0 && offset + 4 <= count, "BinaryWriter: patch past the bytes written")
+        storage.withUnsafeMutableBufferPointer { _ = Self.putFixed(value, at: $0.baseAddress.unsafelyUnwrapped + offset) }
+    }
+
+    /// A varint length and the bytes of `utf8`, preceded by `tag` if it is
+    /// not `nil`, in one store.
+    private mutating func lengthPrefixed(_ tag: UInt8?, _ bytes: UnsafeRawBufferPointer) {
+        append(upTo: 1 + Self.maximumVarintSize + bytes.count) { pointer in
+            var length = 0
+            if let tag {
+                pointer.pointee = tag
+                length = 1
+            }
+            length += Self.putVarint(UInt64(bytes.count), at: pointer + length)
+            if let base = bytes.baseAddress, !bytes.isEmpty {
+                UnsafeMutableRawPointer(pointer + length).copyMemory(from: base, byteCount: bytes.count)
+            }
+            return length + bytes.count
         }
     }
 
     mutating func string(_ value: String) {
+        taggedString(nil, value)
+    }
+
+    /// `tag` (if not `nil`), then the string's varint length and UTF-8.
+    mutating func taggedString(_ tag: UInt8?, _ value: String) {
         var value = value
-        value.withUTF8 { utf8 in
-            varint(utf8.count)
-            bytes.append(contentsOf: utf8)
-        }
+        value.withUTF8 { lengthPrefixed(tag, UnsafeRawBufferPointer($0)) }
     }
 
     mutating func blob<C: Collection>(_ value: C) where C.Element == UInt8 {
-        varint(value.count)
-        bytes.append(contentsOf: value)
+        let done: Void? = value.withContiguousStorageIfAvailable { lengthPrefixed(nil, UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            varint(value.count)
+            raw(value)
+        }
     }
 
     mutating func raw<C: Collection>(_ value: C) where C.Element == UInt8 {
-        bytes.append(contentsOf: value)
+        let size = value.count
+        append(upTo: size) { pointer in
+            _ = UnsafeMutableBufferPointer(start: pointer, count: size).initialize(from: value)
+            return size
+        }
     }
 }
