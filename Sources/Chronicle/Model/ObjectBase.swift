@@ -88,8 +88,9 @@ open class ObjectBase: @unchecked Sendable {
         // type it mentions costs a runtime metadata lookup per call).
         if let bits = binding.loadUnmanaged(),
            let (value, property) = bits._withUnsafeGuaranteedRef({ $0.liveValue(ordinal: ordinal) }) {
-            let binding = bits._withUnsafeGuaranteedRef { $0 }
-            return V._read(value, in: _ReadContext(unmanagedTable: binding.liveTable!, key: binding.liveKey,
+            // Only trivial values leave the binding (no reference count).
+            let (table, key) = bits._withUnsafeGuaranteedRef { ($0.liveTable.unsafelyUnwrapped, $0.liveKey) }
+            return V._read(value, in: _ReadContext(unmanagedTable: table, key: key,
                                                    property: property, ordinal: ordinal, frozen: nil))
         }
         return readPropertySlowly(ordinal: ordinal, as: V.self)

@@ -40,12 +40,18 @@ final class ObjectBinding: Sendable {
     ///   the published one; otherwise an O(log n) look-up under the store's lock.
     @inline(never)
     func liveValue(ordinal: Int) -> (PersistedValue, Int)? {
-        guard let liveTable, let store else { return nil }
+        // Unmanaged references and no `if let` of the record: each binding
+        // of a reference or record to a local cost a retain and a release,
+        // atomic operations that were most of a read's time.
+        guard let liveTable else { return nil }
         let property = liveTable._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
         guard property >= 0 else { return nil }
-        if let snapshot, store.isPublished(snapshotSequence) { return (snapshot.values[property], property) }
+        let store = liveTable._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.store) }
+        if snapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(snapshotSequence) }) {
+            return (snapshot.unsafelyUnwrapped.values[property], property)
+        }
         let table = liveTable._withUnsafeGuaranteedRef { $0.index }
-        guard let record = store.readableRecord(table: table, key: liveKey) else { return nil }
+        guard let record = store._withUnsafeGuaranteedRef({ $0.readableRecord(table: table, key: liveKey) }) else { return nil }
         return (record.values[property], property)
     }
 
