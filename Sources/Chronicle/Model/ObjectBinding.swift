@@ -24,6 +24,10 @@ final class ObjectBinding: Sendable {
     /// store's lock and a trie walk (iterating `Results` makes a handle per
     /// element and reads it at once). Only the record is kept, never the
     /// state: a long-lived handle pins no old version.
+    /// `store`, unretained, for the read fast path (`store` keeps it alive;
+    /// going through the table's `unowned` reference cost a strong retain
+    /// and release of the store per read).
+    private let liveStore: Unmanaged<Store>?
     let snapshot: ObjectRecord?
     let snapshotSequence: UInt64
 
@@ -46,7 +50,7 @@ final class ObjectBinding: Sendable {
         guard let liveTable else { return nil }
         let property = liveTable._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
         guard property >= 0 else { return nil }
-        let store = liveTable._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.store) }
+        let store = liveStore.unsafelyUnwrapped
         if snapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(snapshotSequence) }) {
             return (snapshot.unsafelyUnwrapped.values[property], property)
         }
@@ -58,6 +62,7 @@ final class ObjectBinding: Sendable {
     init(_ kind: Kind, snapshot: ObjectRecord? = nil, sequence: UInt64 = 0) {
         self.kind = kind
         if case .managed(let table, _, _) = kind { store = table.store } else { store = nil }
+        liveStore = store.map { Unmanaged.passUnretained($0) }
         if case .managed(let table, let key, nil) = kind {
             liveTable = Unmanaged.passUnretained(table)
             liveKey = key
