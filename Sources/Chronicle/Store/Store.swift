@@ -205,15 +205,7 @@ public final class Store: Sendable {
     func tableBinding(for metadata: ClassMetadata, in state: StoreState) -> TableBinding? {
         let id = ObjectIdentifier(metadata.type)
         return bindings.withLock { bindings in
-            // The cached binding still names this class's table in `state`
-            // (a migration can append properties, and a journal opened
-            // after compaction or replay can number tables differently):
-            // no look-up of the table by name, a string hash per handle.
-            if let cached = bindings[id], cached.index < state.schema.count,
-               state.schema[cached.index].properties.count == cached.schemaPropertyCount,
-               state.schema[cached.index].name == metadata.name {
-                return cached
-            }
+            if let cached = bindings[id], Self.isCurrent(cached, in: state) { return cached }
             guard let index = state.tableIndex(named: metadata.name) else { return nil }
             let binding = TableBinding(store: self, index: index, metadata: metadata, schema: state.schema[index])
             bindings[id] = binding
@@ -222,7 +214,22 @@ public final class Store: Sendable {
     }
 
     func tableBinding(for type: ObjectBase.Type, in state: StoreState) -> TableBinding? {
-        tableBinding(for: ClassMetadata.known(type), in: state)
+        // The store's own cache first: the class's metadata is then the
+        // binding's, and the process-wide metadata cache (a second lock and
+        // dictionary look-up, about 265 instructions) is not asked.
+        let id = ObjectIdentifier(type)
+        if let cached = bindings.withLock({ $0[id] }), Self.isCurrent(cached, in: state) { return cached }
+        return tableBinding(for: ClassMetadata.known(type), in: state)
+    }
+
+    /// Whether a cached binding still names its class's table in `state` (a
+    /// migration can append properties, and a journal opened after
+    /// compaction or replay can number tables differently): checked
+    /// without looking the table up by name, a string hash per handle.
+    private static func isCurrent(_ binding: TableBinding, in state: StoreState) -> Bool {
+        binding.index < state.schema.count
+            && state.schema[binding.index].properties.count == binding.schemaPropertyCount
+            && state.schema[binding.index].name == binding.metadata.name
     }
 
     /// A managed handle on the object `key` of `type`'s table.
@@ -434,7 +441,8 @@ public final class Store: Sendable {
     func object<Element: Object, KeyType: _PersistableProperty>(ofType type: Element.Type, forPrimaryKey key: KeyType,
                                                                 in state: StoreState, frozen: StoreState?,
                                                                 sequence: UInt64 = 0) -> Element? {
-        let metadata = ClassMetadata.known(type)
+        let table = tableBinding(for: type, in: state)
+        let metadata = table?.metadata ?? ClassMetadata.known(type)
         guard let pkOrdinal = metadata.primaryKeyOrdinal else {
             preconditionFailure("Chronicle: \(metadata.name) has no primary key; declare one with @Persisted(primaryKey: true)")
         }
@@ -442,7 +450,7 @@ public final class Store: Sendable {
         let keyType = KeyType._propertyKind.type
         let compatible = expected == keyType || (Self.integerTypes.contains(expected) && Self.integerTypes.contains(keyType))
         precondition(compatible, "Chronicle: the primary key of \(metadata.name) is \(expected), not \(KeyType.self)")
-        guard let table = tableBinding(for: metadata, in: state) else { return nil }
+        guard let table else { return nil }
         guard let primitive = key._primaryKeyValue,
               let objectKey = state.key(table: table.index, primaryKey: primitive) else { return nil }
         return handle(type, table: table, key: objectKey, frozen: frozen, in: state, sequence: sequence)
