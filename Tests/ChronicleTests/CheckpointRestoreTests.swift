@@ -85,6 +85,30 @@ struct CheckpointRestoreTests {
         #expect(continued.isContentEqual(try folded.applying(more).state))
     }
 
+    /// Strings that are equal (canonically equivalent) but differ in their
+    /// bytes share one entry of an index, as the fold files them.
+    @Test func equalStringsWithDifferentBytesShareAnIndexEntry() throws {
+        let teams = ["K", "\u{212A}", "e\u{301}", "\u{E9}", "K", "plain", "\u{E9}"]
+        #expect("K" == "\u{212A}" && "e\u{301}" == "\u{E9}")
+        let events: [Event] = teams.enumerated().map { index, team in
+            .create(table: 0, key: ObjectKey(Int64(index + 1)), values: [.int(Int64(index)), .string("n"), .string(team), .null, .null])
+        }
+        let commits = [
+            Commit(version: 1, timestamp: Date(timeIntervalSinceReferenceDate: 1), events: [.defineType(Self.item), .defineType(Self.tag)]),
+            Commit(version: 2, timestamp: Date(timeIntervalSinceReferenceDate: 2), events: events),
+        ]
+        let url = try ReplayFixtures.journal(commits, name: "equivalent-strings")
+        let journal = try Journal(contentsOf: url)
+        let folded = try ReplayFixtures.prefixStates(commits).last!
+        let restored = try Self.restore(CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[1]),
+                                        journal).get()
+        #expect(restored._invariantViolations() == [])
+        for team in teams {
+            #expect(restored.keys(table: 0, property: 2, equalTo: .string(team)) == folded.keys(table: 0, property: 2, equalTo: .string(team)))
+        }
+        #expect(restored.keys(table: 0, property: 2, equalTo: .string("K")) == [ObjectKey(1), ObjectKey(2), ObjectKey(5)])
+    }
+
     @Test(arguments: [3, 4, 5, 11])
     func aRestoredRandomHistoryKeepsItsInvariants(seed: UInt64) throws {
         let commits = RandomHistory.commits(seed: seed, count: 300, maxEvents: 12)

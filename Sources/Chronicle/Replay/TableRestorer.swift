@@ -29,10 +29,7 @@ struct TableRestorer {
     /// Objects by value, for one secondary index.
     private struct Group {
         var property: Int
-        var positions: [PersistedValue: Int] = [:]
-        var values: [PersistedValue] = []
-        /// Ascending, as objects arrive in key order.
-        var keys: [ContiguousArray<ObjectKey>] = []
+        var values: ValueGroups
     }
 
     let table: Int
@@ -43,6 +40,8 @@ struct TableRestorer {
     private var primaryIntegers: [(value: Int64, key: ObjectKey)] = []
     private var primaryOthers: ContiguousArray<(key: PersistedValue, value: ObjectKey)> = []
     private var groups: [Group] = []
+    /// The objects' keys in order, for the groups (kept only if there are any).
+    private var keys: [ObjectKey] = []
 
     /// A restorer for `table` of `state`, whose schema and next keys are restored already.
     /// - Parameter count: how many objects the file says follow (a hint for capacity only).
@@ -57,7 +56,7 @@ struct TableRestorer {
             var group: Int?
             if storage.secondaryIndexes[index] != nil {
                 group = groups.count
-                groups.append(Group(property: index))
+                groups.append(Group(property: index, values: ValueGroups(capacity: count)))
             }
             return Slot(isPlain: property.collection == .none && property.type != .object,
                         type: property.type, isOptional: property.isOptional,
@@ -65,6 +64,7 @@ struct TableRestorer {
         }
         self.groups = groups
         if primaryKey != nil { primaryIntegers.reserveCapacity(count) }
+        if !groups.isEmpty { keys.reserveCapacity(count) }
     }
 
     /// Adds object `key`, checking its values but for links (their targets
@@ -95,7 +95,7 @@ struct TableRestorer {
             } else {
                 try state.check(value, fits: state.schema[table].properties[index])
             }
-            if let group = slot.group { file(key, under: value, in: group) }
+            if let group = slot.group { groups[group].values.add(value) }
         }
         if let primaryKey {
             if case .int(let integer) = values[primaryKey], integer >= 0 {
@@ -104,17 +104,8 @@ struct TableRestorer {
                 primaryOthers.append((values[primaryKey], key))
             }
         }
+        if !groups.isEmpty { keys.append(key) }
         objects.append(ObjectRecord(values: values), forKey: key.rawValue)
-    }
-
-    private mutating func file(_ key: ObjectKey, under value: PersistedValue, in group: Int) {
-        if let position = groups[group].positions[value] {
-            groups[group].keys[position].append(key)
-        } else {
-            groups[group].positions[value] = groups[group].values.count
-            groups[group].values.append(value)
-            groups[group].keys.append([key])
-        }
     }
 
     /// Builds the table's objects and indexes into `state`.
@@ -144,12 +135,18 @@ struct TableRestorer {
             storage.primaryKeyIndex = PrimaryKeyIndex(integers: integers.build(), others: others)
         }
         for group in groups {
-            let entries = ContiguousArray(zip(group.values, group.keys).map { (key: $0, value: SortedChunks(ascending: $1)) })
-            // Distinct by construction: the values were the keys of a dictionary.
-            guard case .success(let index) = PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>.building(from: entries) else {
-                preconditionFailure("TableRestorer: two groups for one value")
+            let entries = ContiguousArray(zip(group.values.values, group.values.groups(keys: keys)).map {
+                (key: $0, value: SortedChunks(ascending: $1))
+            })
+            switch PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>.building(from: entries) {
+            case .success(let index):
+                storage.secondaryIndexes[group.property] = index
+            case .failure:
+                // Equal strings with different bytes (see ``ValueGroups``): file them by value.
+                for (value, keys) in entries {
+                    for key in keys { storage.index(key, value: value, property: group.property) }
+                }
             }
-            storage.secondaryIndexes[group.property] = index
         }
         state.tables[table] = storage
     }

@@ -40,6 +40,11 @@ struct BinaryReader {
     func peek() -> UInt8? { offset < buffer.count ? buffer[offset] : nil }
 
     mutating func varint() throws(Malformed) -> UInt64 {
+        // One byte, the commonest length (small counts, keys, lengths).
+        if offset < buffer.count, buffer[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(buffer[offset])
+        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
