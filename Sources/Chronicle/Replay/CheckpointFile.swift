@@ -229,13 +229,7 @@ enum CheckpointFile {
                 // Each object takes at least a byte for its key and one per value.
                 let count = try r.count(limit: r.remaining / (1 + propertyCount))
                 var restorer = TableRestorer(table: table, of: state, count: count)
-                for _ in 0..<count {
-                    let key = ObjectKey(try r.signed())
-                    var values = ContiguousArray<PersistedValue>()
-                    values.reserveCapacity(propertyCount)
-                    for _ in 0..<propertyCount { values.append(try decodeValue(&r)) }
-                    try restorer.add(key: key, values: values, checkingWith: state, links: &links)
-                }
+                for _ in 0..<count { try restorer.decodeObject(&r, checkingWith: state, links: &links) }
                 try restorer.finish(into: &state)
             }
             state.restoreBacklinks(links)

@@ -67,11 +67,30 @@ struct TableRestorer {
         if !groups.isEmpty { keys.reserveCapacity(count) }
     }
 
-    /// Adds object `key`, checking its values but for links (their targets
+    /// Decodes the next object (its key and values, in the checkpoint
+    /// file's layout) and adds it, as ``add(key:values:checkingWith:links:)``.
+    /// - Throws: ``BinaryReader/Malformed`` or ``FoldError/Reason``.
+    mutating func decodeObject(_ r: inout BinaryReader, checkingWith state: StoreState,
+                               links: inout [[(target: Int64, link: Backlink)]]) throws {
+        let key = ObjectKey(try r.signed())
+        var values = ContiguousArray<PersistedValue>()
+        values.reserveCapacity(slots.count)
+        for slot in slots {
+            if let group = slot.group {
+                values.append(try groups[group].values.decode(&r))
+            } else {
+                values.append(try CheckpointFile.decodeValue(&r))
+            }
+        }
+        try add(key: key, values: values, checkingWith: state, links: &links)
+    }
+
+    /// Adds object `key` (whose indexed values ``decodeObject(_:checkingWith:links:)``
+    /// filed as it decoded them), checking its values but for links (their targets
     /// may come later in the file; see ``StoreState/checkRestored()``), and
     /// files its links, by target table, in `links`.
-    mutating func add(key: ObjectKey, values: ContiguousArray<PersistedValue>, checkingWith state: StoreState,
-                      links: inout [[(target: Int64, link: Backlink)]]) throws(FoldError.Reason) {
+    private mutating func add(key: ObjectKey, values: ContiguousArray<PersistedValue>, checkingWith state: StoreState,
+                              links: inout [[(target: Int64, link: Backlink)]]) throws(FoldError.Reason) {
         guard values.count == slots.count else { throw .valueCount(expected: slots.count, actual: values.count) }
         guard key.rawValue >= 0, key.rawValue < nextKey else { throw .invalidKey(key) }
         // The writer lists objects in ascending key order; anything else is not its file.
@@ -95,7 +114,6 @@ struct TableRestorer {
             } else {
                 try state.check(value, fits: state.schema[table].properties[index])
             }
-            if let group = slot.group { groups[group].values.add(value) }
         }
         if let primaryKey {
             if case .int(let integer) = values[primaryKey], integer >= 0 {
