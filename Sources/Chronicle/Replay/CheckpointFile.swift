@@ -120,11 +120,19 @@ enum CheckpointFile {
     /// The state in the checkpoint file of `journal`, or why it cannot be used.
     static func load(for journal: Journal) -> Result<StoreState, Rejection> {
         guard let journalURL = journal.fileURL else { return .failure(.unreadable("the journal is in memory")) }
-        let data: Data
-        do { data = try Data(contentsOf: url(for: journalURL)) } catch {
-            return .failure(.unreadable("\(error.localizedDescription)"))
+        // Read straight into the array the decoder takes: through `Data`,
+        // the file was read once and then copied.
+        let bytes: [UInt8]
+        do throws(JournalError) {
+            let file = try JournalFile.openForReading(url(for: journalURL))
+            let size = try file.size()
+            bytes = try [UInt8](unsafeUninitializedCapacity: size) { (buffer, count) throws(JournalError) in
+                count = try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+            }
+        } catch {
+            return .failure(.unreadable("\(error)"))
         }
-        return decode(Array(data), journal: journal)
+        return decode(bytes, journal: journal)
     }
 
     /// Checks and decodes checkpoint bytes against `journal`.
