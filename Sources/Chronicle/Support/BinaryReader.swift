@@ -40,10 +40,23 @@ struct BinaryReader {
     func peek() -> UInt8? { offset < buffer.count ? buffer[offset] : nil }
 
     mutating func varint() throws(Malformed) -> UInt64 {
-        // One byte, the commonest length (small counts, keys, lengths).
-        if offset < buffer.count, buffer[offset] < 0x80 {
-            defer { offset += 1 }
-            return UInt64(buffer[offset])
+        // Up to nine bytes with at least ten left (every key and count of
+        // a large file): no bounds check or overflow check per byte. Longer
+        // varints, and those near the end, take the checked loop below.
+        if buffer.count - offset >= 10, let base = buffer.baseAddress {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            var index = offset
+            while shift < 63 {
+                let next = base.load(fromByteOffset: index, as: UInt8.self)
+                index += 1
+                result |= UInt64(next & 0x7F) << shift
+                if next & 0x80 == 0 {
+                    offset = index
+                    return result
+                }
+                shift += 7
+            }
         }
         var result: UInt64 = 0
         var shift: UInt64 = 0
