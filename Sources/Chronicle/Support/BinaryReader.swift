@@ -40,22 +40,6 @@ struct BinaryReader {
     func peek() -> UInt8? { offset < buffer.count ? buffer[offset] : nil }
 
     mutating func varint() throws(Malformed) -> UInt64 {
-        // Up to eight bytes with eight left (every key and count of a large
-        // file): read as one word, the end found from the stop bits and the
-        // 7-bit groups packed together in three steps, with no branch per
-        // byte. Longer varints, and those near the end, take the checked loop.
-        if buffer.count - offset >= 8, let base = buffer.baseAddress {
-            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let stops = ~word & 0x8080_8080_8080_8080
-            if stops != 0 {
-                var x = word & (stops ^ (stops &- 1)) & 0x7F7F_7F7F_7F7F_7F7F
-                x = (x & 0x7F00_7F00_7F00_7F00) >> 1 | (x & 0x007F_007F_007F_007F)
-                x = (x & 0x3FFF_0000_3FFF_0000) >> 2 | (x & 0x0000_3FFF_0000_3FFF)
-                x = (x & 0x0FFF_FFFF_0000_0000) >> 4 | (x & 0x0000_0000_0FFF_FFFF)
-                offset += (stops.trailingZeroBitCount + 1) / 8
-                return x
-            }
-        }
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while true {
