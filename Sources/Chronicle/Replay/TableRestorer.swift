@@ -1,15 +1,15 @@
-/// Restores one table of a checkpoint in bulk: takes its objects in the
-/// ascending key order the file holds them in, checks each as the fold
-/// would, and gathers what the derived parts need, then builds the object
-/// trie, the primary-key index and the secondary indexes once each
-/// (``finish(into:)``).
+/// Restores one table of a checkpoint in bulk: decodes its objects in the
+/// ascending key order the file holds them in (``decodeObject(_:checkingWith:links:)``),
+/// checks each as the fold would, and gathers what the derived parts need,
+/// then builds the object trie, the primary-key index and the secondary
+/// indexes once each (``finish(into:)``).
 ///
 /// Inserting object by object, every object walked and path-copied the
 /// object trie, the primary-key trie and a secondary index, and grew a
 /// sorted chunk: ten times the cost of decoding it.
 ///
-/// - Complexity: ``add(key:values:checkingWith:links:)`` amortised O(properties)
-///   (O(1) expected per indexed value); ``finish(into:)`` O(n log n) at
+/// - Complexity: ``decodeObject(_:checkingWith:links:)`` amortised O(size of
+///   the object) (O(1) expected per indexed value); ``finish(into:)`` O(n log n) at
 ///   worst, O(n) when primary keys ascend with object keys.
 struct TableRestorer {
     /// What checking and indexing a value needs of its property, without
