@@ -23,6 +23,11 @@ if let index = arguments.firstIndex(of: "--dir"), index + 1 < arguments.count {
     arguments.removeSubrange(index...(index + 1))
 }
 
+if arguments.first == "--probe" {
+    try OpenProbe.run(Array(arguments.dropFirst()))
+    exit(0)
+}
+
 if arguments.first == "--child", arguments.count == 3 {
     guard let workload = workloads.first(where: { $0.id == arguments[1] }) else { fatalError("unknown workload \(arguments[1])") }
     try Harness.runChild(workload, side: arguments[2], options: options)

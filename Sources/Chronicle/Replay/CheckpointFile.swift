@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The checkpoint file: one folded state, cached next to its journal.
@@ -119,27 +120,73 @@ enum CheckpointFile {
     /// The state in the checkpoint file of `journal`, or why it cannot be used.
     static func load(for journal: Journal) -> Result<StoreState, Rejection> {
         guard let journalURL = journal.fileURL else { return .failure(.unreadable("the journal is in memory")) }
-        let data: Data
-        do { data = try Data(contentsOf: url(for: journalURL)) } catch {
-            return .failure(.unreadable("\(error.localizedDescription)"))
+        // Read straight into the array the decoder takes: through `Data`,
+        // the file was read once and then copied.
+        let bytes: [UInt8]
+        do throws(JournalError) {
+            let file = try JournalFile.openForReading(url(for: journalURL))
+            let size = try file.size()
+            bytes = try [UInt8](unsafeUninitializedCapacity: size) { (buffer, count) throws(JournalError) in
+                count = try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: 0)
+            }
+        } catch {
+            return .failure(.unreadable("\(error)"))
         }
-        return decode(Array(data), journal: journal)
+        return decode(bytes, journal: journal)
     }
 
     /// Checks and decodes checkpoint bytes against `journal`.
     static func decode(_ bytes: [UInt8], journal: Journal) -> Result<StoreState, Rejection> {
         let headerSize = magic.count + 2 + 16 + 8 + 4
         guard bytes.count >= headerSize + 4 else { return .failure(.format("only \(bytes.count) bytes")) }
-        let stored = bytes[(bytes.count - 4)...].withUnsafeBytes { $0.loadUnaligned(as: UInt32.self) }.littleEndian
-        let computed = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[..<(bytes.count - 4)])) }
-        guard stored == computed else { return .failure(.checksum) }
         return bytes.withUnsafeBytes { raw -> Result<StoreState, Rejection> in
-            var r = BinaryReader(UnsafeRawBufferPointer(rebasing: raw[..<(bytes.count - 4)]))
-            do throws(Rejection) {
-                return .success(try decode(&r, journal: journal))
-            } catch {
-                return .failure(error)
+            let body = UnsafeRawBufferPointer(rebasing: raw[..<(bytes.count - 4)])
+            let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
+            // The checksum runs on a second core while this one decodes: the
+            // decoder withstands any bytes (it must, for files with a valid
+            // checksum and hostile contents), and a file whose checksum fails
+            // is rejected as such whatever decoding made of it.
+            let shared = ReadOnlyBytes(bytes: body)
+            let computed = Locked<UInt32>(0)
+            let checking = DispatchGroup()
+            DispatchQueue.global().async(group: checking) {
+                computed.withLock { $0 = CRC32C.checksum(shared.bytes) }
             }
+            var r = BinaryReader(body)
+            let decoded: Result<StoreState, Rejection>
+            do throws(Rejection) {
+                decoded = .success(try decode(&r, journal: journal))
+            } catch {
+                decoded = .failure(error)
+            }
+            checking.wait()
+            return stored == computed.withLock({ $0 }) ? decoded : .failure(.checksum)
+        }
+    }
+
+    /// A file's bytes, for the task that checksums them.
+    // Safe to share: the bytes are only read, and `decode(_:journal:)` waits
+    // for that task before the buffer goes.
+    private struct ReadOnlyBytes: @unchecked Sendable {
+        let bytes: UnsafeRawBufferPointer
+    }
+
+    /// ``EventCodec``'s tags of the two commonest values (a test holds them to it).
+    static let intTag: UInt8 = 3
+    static let stringTag: UInt8 = 6
+
+    /// ``EventCodec/decodeValue(_:depth:)``, with the commonest values
+    /// decoded here, without its general dispatch.
+    static func decodeValue(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> PersistedValue {
+        switch r.peek() {
+        case intTag?:
+            _ = try r.byte()
+            return .int(try r.signed())
+        case stringTag?:
+            _ = try r.byte()
+            return .string(try r.string())
+        default:
+            return try EventCodec.decodeValue(&r)
         }
     }
 
@@ -184,16 +231,16 @@ enum CheckpointFile {
             }
             try state.restoreSchema(types)
             for (table, nextKey) in nextKeys.enumerated() { try state.restoreNextKey(nextKey, table: table) }
+            var links = [[(target: Int64, link: Backlink)]](repeating: [], count: types.count)
             for (table, type) in types.enumerated() {
-                let count = try r.count(limit: r.remaining)
-                for _ in 0..<count {
-                    let key = ObjectKey(try r.signed())
-                    var values = ContiguousArray<PersistedValue>()
-                    values.reserveCapacity(type.properties.count)
-                    for _ in type.properties { values.append(try EventCodec.decodeValue(&r)) }
-                    try state.restoreObject(table: table, key: key, values: values)
-                }
+                let propertyCount = type.properties.count
+                // Each object takes at least a byte for its key and one per value.
+                let count = try r.count(limit: r.remaining / (1 + propertyCount))
+                var restorer = TableRestorer(table: table, of: state, count: count)
+                for _ in 0..<count { try restorer.decodeObject(&r, checkingWith: state, links: &links) }
+                try restorer.finish(into: &state)
             }
+            state.restoreBacklinks(links)
             guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the state") }
             try state.checkRestored()
         } catch let reason as FoldError.Reason {

@@ -1,6 +1,7 @@
 /// Rebuilding a state from its stored parts (a checkpoint file): the schema,
-/// the objects and the next keys. Indexes and backlinks are derived, so they
-/// are recomputed, and the result is checked like the fold checks events.
+/// the objects (``TableRestorer``) and the next keys. Indexes and backlinks
+/// are derived, so they are recomputed, and the result is checked like the
+/// fold checks events.
 extension StoreState {
     /// Defines every type of a checkpoint at once (types may link to types
     /// defined after them once properties were added), then checks them.
@@ -21,32 +22,23 @@ extension StoreState {
         tables[table].nextKey = nextKey
     }
 
-    /// Inserts an object, checking its values but for links (their targets
-    /// may come later in the file; see ``checkRestored()``), keeping the
-    /// indexes and backlinks in step.
-    mutating func restoreObject(table: Int, key: ObjectKey, values: ContiguousArray<PersistedValue>) throws(Reason) {
-        guard tables.indices.contains(table) else { throw .noSuchTable(table) }
-        let count = schema[table].properties.count
-        guard values.count == count else { throw .valueCount(expected: count, actual: values.count) }
-        guard key.rawValue >= 0, key.rawValue < tables[table].nextKey else { throw .invalidKey(key) }
-        guard !tables[table].objects.contains(key.rawValue) else { throw .keyInUse(table: table, key: key) }
-        // Indexes into the schema, not a copy of its properties: copying one
-        // retains its strings, once per property per object of the checkpoint.
-        for index in values.indices where schema[table].properties[index].type != .object {
-            try check(values[index], fits: schema[table].properties[index])
-        }
-        let record = ObjectRecord(values: values)
-        if let primaryKey = tables[table].primaryKey, let other = tables[table].primaryKeyIndex[values[primaryKey]] {
-            throw .duplicatePrimaryKey(values[primaryKey], existing: other)
-        }
-        tables[table].objects[key.rawValue] = record
-        tables[table].index(key, record)
-        for property in values.indices where schema[table].properties[property].type == .object {
-            guard let target = linkTable(schema[table].properties[property]) else {
-                throw .undefinedType(schema[table].properties[property].objectType ?? "")
+    /// Builds every table's backlinks from the links its objects' values
+    /// hold, gathered by ``TableRestorer`` (`links[table]`: target key and link,
+    /// in any order), each table's trie in one pass.
+    ///
+    /// - Complexity: O(l log l) for l links.
+    mutating func restoreBacklinks(_ links: [[(target: Int64, link: Backlink)]]) {
+        for (table, var links) in links.enumerated() where !links.isEmpty {
+            links.sort { ($0.target, $0.link) < ($1.target, $1.link) }
+            var backlinks = PersistentIntMap<SortedChunks<Backlink>>.Builder()
+            var start = 0
+            while start < links.count {
+                var end = start + 1
+                while end < links.count, links[end].target == links[start].target { end += 1 }
+                backlinks.append(SortedChunks(ascending: links[start..<end].map(\.link)), forKey: links[start].target)
+                start = end
             }
-            let link = Backlink(table: table, key: key, property: property)
-            for targetKey in values[property].linkedKeys { tables[target].addBacklink(link, to: targetKey) }
+            tables[table].backlinks = backlinks.build()
         }
     }
 

@@ -16,6 +16,16 @@ struct PrimaryKeyIndex: Sendable {
     /// Every other entry.
     private(set) var others = PersistentHashMap<PersistedValue, ObjectKey>()
 
+    /// An empty index.
+    init() {}
+
+    /// The index of these entries: `integers` must hold only non-negative
+    /// `.int` keys, and `others` none of them.
+    init(integers: PersistentIntMap<ObjectKey>, others: PersistentHashMap<PersistedValue, ObjectKey>) {
+        self.integers = integers
+        self.others = others
+    }
+
     /// The number of entries. O(1).
     var count: Int { integers.count + others.count }
 

@@ -36,6 +36,9 @@ struct BinaryReader {
         return buffer[offset]
     }
 
+    /// The next byte, without consuming it; `nil` at the end.
+    func peek() -> UInt8? { offset < buffer.count ? buffer[offset] : nil }
+
     mutating func varint() throws(Malformed) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
@@ -97,6 +100,9 @@ struct BinaryReader {
     /// repairs bad bytes instead of failing, so a repaired result — which
     /// no longer has the input's bytes — tells that the input was invalid.
     static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        // ASCII, the common case, is valid UTF-8 as it is: no need to
+        // compare the decoded copy (a third of a short string's cost).
+        if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
         let value = String(decoding: bytes, as: UTF8.self)
         var same = false
         var copy = value
@@ -105,6 +111,23 @@ struct BinaryReader {
                 && (bytes.isEmpty || memcmp(decoded.baseAddress!, bytes.baseAddress!, bytes.count) == 0)
         }
         return same ? value : nil
+    }
+
+    /// Whether every byte is below 0x80, eight at a time.
+    private static func isASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let raw = UnsafeRawPointer(base)
+        var index = 0
+        var seen: UInt64 = 0
+        while bytes.count - index >= 8 {
+            seen |= raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            seen |= UInt64(bytes[index])
+            index += 1
+        }
+        return seen & 0x8080_8080_8080_8080 == 0
     }
 
     mutating func blob() throws(Malformed) -> [UInt8] {

@@ -22,6 +22,13 @@ struct PersistentHashMap<Key: Hashable, Value> {
         count = 0
     }
 
+    /// A map of a trie built elsewhere (``building(from:)``), which must be
+    /// well formed and hold `count` entries.
+    init(root: Node, count: Int) {
+        self.root = root
+        self.count = count
+    }
+
     /// Whether the map is empty. O(1).
     var isEmpty: Bool { count == 0 }
 

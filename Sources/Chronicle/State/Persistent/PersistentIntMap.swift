@@ -32,6 +32,15 @@ struct PersistentIntMap<Value> {
         count = 0
     }
 
+    /// A map of a trie built elsewhere (``Builder``), which must be well
+    /// formed: `count` keys under `root`, whose shift is the smallest that
+    /// covers its largest key.
+    init(root: Node, shift: Int, count: Int) {
+        self.root = root
+        self.shift = shift
+        self.count = count
+    }
+
     /// Whether the map holds no keys. O(1).
     var isEmpty: Bool { count == 0 }
 

@@ -41,6 +41,22 @@ struct SortedChunks<Element: Comparable> {
         for element in sorted { append(element) }
     }
 
+    /// The elements of `ascending`, which must be in ascending order, cut
+    /// into full chunks as appending them one by one would, but copied once
+    /// per chunk instead of checked and appended per element.
+    ///
+    /// - Complexity: O(n).
+    init(ascending: some RandomAccessCollection<Element>) {
+        var start = ascending.startIndex
+        chunks.reserveCapacity((ascending.count + Self.maximumChunk - 1) / Self.maximumChunk)
+        while start != ascending.endIndex {
+            let end = ascending.index(start, offsetBy: Self.maximumChunk, limitedBy: ascending.endIndex) ?? ascending.endIndex
+            chunks.append(Chunk(ContiguousArray(ascending[start..<end])))
+            start = end
+        }
+        count = ascending.count
+    }
+
     /// Whether there are no elements. O(1).
     var isEmpty: Bool { count == 0 }
 

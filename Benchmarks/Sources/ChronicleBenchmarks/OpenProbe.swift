@@ -1,0 +1,38 @@
+import Chronicle
+import Foundation
+
+/// W6's Chronicle opens, one at a time, for a profiler (`valgrind --tool=callgrind`):
+/// the harness runs each workload several times in child processes, which
+/// is too slow under instrumentation and mixes the open with its set-up.
+///
+///     ChronicleBenchmarks --probe seed DIR [COUNT]   # a journal of COUNT players and its checkpoint file
+///     ChronicleBenchmarks --probe one DIR [COUNT]    # open it with the checkpoint, read one player
+///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
+enum OpenProbe {
+    static func run(_ arguments: [String]) throws {
+        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all DIR [COUNT]") }
+        let directory = URL(fileURLWithPath: arguments[1])
+        let journal = directory.appendingPathComponent("players.journal")
+        let count = arguments.count > 2 ? Int(arguments[2])! : 1_000_000
+        let start = ContinuousClock.now
+        switch arguments[0] {
+        case "seed":
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try ChronicleSide.seed(PlayerData.generate(count), into: ChronicleSide.open(journal, durability: .none))
+            try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
+        case "one":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+            let probe = count / 2 + 17
+            precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+        case "all":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+            var sum = 0
+            for player in store.objects(Player.self) { sum &+= player.score }
+            blackHole(sum)
+        default:
+            fatalError("unknown probe \(arguments[0])")
+        }
+        print(arguments[0], ContinuousClock.now - start)
+    }
+}

@@ -1,0 +1,54 @@
+import Testing
+@testable import Chronicle
+
+/// `BinaryReader.varint()` at every length, near the end of the input and
+/// far from it. (Two faster readings were measured — unchecked bytes while
+/// ten remain, one word while eight remain — and cost as many instructions
+/// or more for the one- to three-byte varints of a checkpoint; these cases
+/// are the ones such a reading must agree on.)
+@Suite("BinaryReader: varints")
+struct BinaryReaderVarintTests {
+    static func read(_ bytes: [UInt8]) -> Result<(UInt64, Int), BinaryReader.Malformed> {
+        bytes.withUnsafeBytes { raw in
+            var r = BinaryReader(raw)
+            do throws(BinaryReader.Malformed) {
+                let value = try r.varint()
+                return .success((value, r.offset))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    static let values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 35, (1 << 49) - 1, 1 << 49,
+                                   0x00AA_5555_AAAA_5555, (1 << 56) - 1, 1 << 56, (1 << 63) - 1, 1 << 63, .max]
+
+    @Test(arguments: values)
+    func aVarintReadsTheSameWithAndWithoutBytesAfterIt(value: UInt64) throws {
+        var w = BinaryWriter()
+        w.varint(value)
+        let encoded = w.bytes
+        for padding in [0, 1, 7, 8, 9, 10, 16] {
+            let (read, offset) = try Self.read(encoded + [UInt8](repeating: 0xFF, count: padding)).get()
+            #expect(read == value, "padding \(padding)")
+            #expect(offset == encoded.count, "padding \(padding)")
+        }
+    }
+
+    @Test func overlongAndOverflowingVarintsFailWhereverTheyAre() {
+        let overflowing = [UInt8](repeating: 0xFF, count: 9) + [0x02]
+        let overlong = [UInt8](repeating: 0x80, count: 10) + [0x00]
+        for bytes in [overflowing, overlong] {
+            for padding in [0, 12] {
+                guard case .failure = Self.read(bytes + [UInt8](repeating: 0, count: padding)) else {
+                    Issue.record("\(bytes) + \(padding) bytes read as a varint")
+                    continue
+                }
+            }
+        }
+        guard case .failure = Self.read([0x80, 0x80]) else {
+            Issue.record("a truncated varint was read")
+            return
+        }
+    }
+}
