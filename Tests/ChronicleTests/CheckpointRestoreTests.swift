@@ -85,6 +85,27 @@ struct CheckpointRestoreTests {
         #expect(continued.isContentEqual(try folded.applying(more).state))
     }
 
+    /// A file of a megabyte or more is checksummed on a second thread while
+    /// it decodes: a damaged byte anywhere is still a checksum rejection,
+    /// and an intact file restores.
+    @Test func aLargeFileIsCheckedOnASecondThreadAndStillRejectsDamage() throws {
+        let commits = Self.commits(items: 30_000)
+        let url = try ReplayFixtures.journal(commits, name: "restore-large")
+        let journal = try Journal(contentsOf: url)
+        let folded = try ReplayFixtures.prefixStates(commits).last!
+        let bytes = CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[1])
+        try #require(bytes.count >= 1 << 20)
+        #expect(try Self.restore(bytes, journal).get().isContentEqual(folded))
+        for offset in [bytes.count / 2, bytes.count - 100, bytes.count - 1] {
+            var damaged = bytes
+            damaged[offset] ^= 0x20
+            guard case .failure(.checksum) = Self.restore(damaged, journal) else {
+                Issue.record("a flipped byte at \(offset) of \(bytes.count) was not rejected as a checksum mismatch")
+                continue
+            }
+        }
+    }
+
     /// Strings that are equal (canonically equivalent) but differ in their
     /// bytes share one entry of an index, as the fold files them.
     @Test func equalStringsWithDifferentBytesShareAnIndexEntry() throws {

@@ -146,11 +146,22 @@ enum CheckpointFile {
             // decoder withstands any bytes (it must, for files with a valid
             // checksum and hostile contents), and a file whose checksum fails
             // is rejected as such whatever decoding made of it.
+            //
+            // On a thread of its own, not a Dispatch global queue: the caller
+            // may itself be on one (or on Swift's cooperative pool), and
+            // waiting there for work queued behind it could stall on a small
+            // machine. Small files are checked in line (a thread costs more).
             let shared = ReadOnlyBytes(bytes: body)
             let computed = Locked<UInt32>(0)
             let checking = DispatchGroup()
-            DispatchQueue.global().async(group: checking) {
-                computed.withLock { $0 = CRC32C.checksum(shared.bytes) }
+            if body.count >= 1 << 20 {
+                checking.enter()
+                Thread {
+                    computed.withLock { $0 = CRC32C.checksum(shared.bytes) }
+                    checking.leave()
+                }.start()
+            } else {
+                computed.withLock { $0 = CRC32C.checksum(body) }
             }
             var r = BinaryReader(body)
             let decoded: Result<StoreState, Rejection>
