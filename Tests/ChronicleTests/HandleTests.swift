@@ -78,6 +78,39 @@ struct HandleTests {
         #expect(fromIteration[0].isInvalidated && byKey.isInvalidated)
     }
 
+    @Test func everyWayOfIteratingGivesHandlesThatReadTheirOwnObject() throws {
+        let store = try scratchStore()
+        try store.write {
+            for id in 1...200 {
+                let greeter = Greeter()
+                greeter.id = id
+                greeter.name = "n\(id % 7)-\(id)"
+                store.add(greeter)
+            }
+        }
+        let all = store.objects(Greeter.self)
+        let queries: [Results<Greeter>] = [
+            all,                                                        // unfiltered scan
+            all.filter(#Predicate { $0.id % 3 == 0 }),                  // translated scan
+            all.filter(#Predicate { $0.id == 17 }),                     // primary-key index
+            all.filter(#Predicate { $0.name.starts(with: "n2") }),      // string operator
+            all.filter(#Predicate { $0.id > 50 }).sorted(by: \.name),   // sorted
+        ]
+        for results in queries {
+            let handles = Array(results)
+            #expect(!handles.isEmpty)
+            for handle in handles {
+                #expect(handle.name == "n\(handle.id % 7)-\(handle.id)")
+            }
+            // Stale after a commit that changes them.
+            try store.write { for handle in handles { handle.name += "!" } }
+            for handle in handles {
+                #expect(handle.name == "n\(handle.id % 7)-\(handle.id)!")
+            }
+            try store.write { for handle in handles { handle.name.removeLast() } }
+        }
+    }
+
     @Test func insideAWriteARememberedRecordGivesWayToTheWrite() throws {
         let store = try scratchStore()
         try store.write {

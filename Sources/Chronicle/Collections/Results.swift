@@ -209,7 +209,7 @@ extension Results: RandomAccessCollection {
         private var state: StoreState?
         private var sequence: UInt64
         private var table: TableBinding?
-        private var evaluation = ResultsQuery<Element>.Evaluation()
+        private var evaluation = ResultsQuery<Element>.Evaluation(collectsRecords: true)
         private var index = 0
         private let batch = 64
 
@@ -231,7 +231,13 @@ extension Results: RandomAccessCollection {
                 guard index < evaluation.keys.count else { return nil }
             }
             defer { index += 1 }
-            return Element._project(store.handle(table.metadata.type, table: table, key: evaluation.keys[index],
+            let key = evaluation.keys[index]
+            if sequence != 0, evaluation.records.count == evaluation.keys.count {
+                // The scan kept the records: no look-up per handle.
+                return Element._project(store.handle(table.metadata.type, table: table, key: key,
+                                                     snapshot: evaluation.records[index], sequence: sequence))
+            }
+            return Element._project(store.handle(table.metadata.type, table: table, key: key,
                                                  frozen: frozen, in: state, sequence: sequence))
         }
     }

@@ -87,6 +87,15 @@ final class QueryPlan {
     /// - Returns: The key to resume from, or `nil` when the table is done.
     /// - Complexity: O(objects examined).
     func scan(from start: ObjectKey, accepting test: CompiledTest?, into keys: inout [ObjectKey], needed: Int = .max) -> ObjectKey? {
+        var unused: [ObjectRecord] = []
+        return scan(from: start, accepting: test, into: &keys, records: &unused, collectingRecords: false, needed: needed)
+    }
+
+    /// ``scan(from:accepting:into:needed:)``, also appending each accepted
+    /// object's record to `records` when `collectingRecords` (for an
+    /// iterator, whose handles then need no look-up each).
+    func scan(from start: ObjectKey, accepting test: CompiledTest?, into keys: inout [ObjectKey],
+              records: inout [ObjectRecord], collectingRecords: Bool, needed: Int = .max) -> ObjectKey? {
         let counter = EvaluationCounter.isInstalled ? EvaluationCounter.current : nil
         // The test is unwrapped once: an optional closure tested per object
         // costs a retain and a release of its context each time.
@@ -95,7 +104,7 @@ final class QueryPlan {
         var resume: ObjectKey?
         // Leaf by leaf: the sequence iterator's per-element bookkeeping (a
         // frame stack, an optional tuple per step) cost more than the test.
-        state.tables[table].objects.forEachLeaf(from: start.rawValue) { base, bits, records in
+        state.tables[table].objects.forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
             var bits = bits
             var position = 0
             while bits != 0 {
@@ -104,8 +113,9 @@ final class QueryPlan {
                 let record = position
                 position += 1
                 counter?.count()
-                guard accepts(test, key, records[record]) else { continue }
+                guard accepts(test, key, leafRecords[record]) else { continue }
                 keys.append(key)
+                if collectingRecords { records.append(leafRecords[record]) }
                 if keys.count >= needed {
                     resume = ObjectKey(key.rawValue + 1)
                     return false

@@ -45,6 +45,12 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         var keys: [ObjectKey] = []
         var resumeKey = ObjectKey(0)
         var isComplete = false
+        /// Whether an unsorted scan also keeps each match's record, in
+        /// `records`, index for index with `keys` (an iterator's evaluation:
+        /// its handles then remember their records without a look-up).
+        /// Other evaluations leave `records` empty.
+        var collectsRecords = false
+        var records: [ObjectRecord] = []
     }
 
     /// The keys of the matching objects of `table`, in order, evaluating
@@ -94,7 +100,9 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         if inexact.isEmpty {
             // The common case: every filter translated, and the scan is
             // non-generic (see `QueryPlan.scan`).
-            resume = plan.scan(from: evaluation.resumeKey, accepting: test, into: &evaluation.keys, needed: needed)
+            resume = plan.scan(from: evaluation.resumeKey, accepting: test, into: &evaluation.keys,
+                               records: &evaluation.records, collectingRecords: evaluation.collectsRecords && !complete,
+                               needed: needed)
         } else {
             // The translated parts decide first; the predicates of inexact
             // filters run only on the objects that pass, which come in

@@ -257,6 +257,14 @@ public final class Store: Sendable {
                                                                          snapshot: snapshot, sequence: sequence))
     }
 
+    /// A live handle on object `key`, whose record in the published state
+    /// numbered `sequence` is `snapshot`.
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey,
+                               snapshot: ObjectRecord, sequence: UInt64) -> T {
+        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: nil),
+                                                                  snapshot: snapshot, sequence: sequence))
+    }
+
     // MARK: Writes
 
     /// Runs `body` as one write transaction and commits its changes as one
