@@ -381,7 +381,7 @@ public final class Store: Sendable {
         let transaction = transactionForWriting("store.create")
         let object = T()
         let metadata = ClassMetadata.known(type)
-        object.unmanagedValues.withLock { values in
+        object.unmanagedStorage.withLock { values in
             for (name, value) in value {
                 guard let ordinal = metadata.ordinalByName[name] else {
                     preconditionFailure("Chronicle: \(metadata.name) has no persisted property '\(name)'")
