@@ -330,12 +330,12 @@ public final class Store: Sendable {
         }
         var state = transaction.state
         state.version = commit.version
-        let changes = transaction.changes.build(version: commit.version)
+        let changes = transaction.changes
         publish(state)
         checkpoints.didFold(state, events: commit.events.count)
         checkpointFile.didCommit(events: commit.events.count)
         finish()
-        observers.dispatch(changes, old: base, new: state)
+        observers.dispatch(building: { changes.build(version: commit.version) }, old: base, new: state)
         writer.unlock()
         do {
             try journal.waitUntilDurable(ticket)
