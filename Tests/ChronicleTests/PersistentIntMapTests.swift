@@ -143,4 +143,68 @@ struct PersistentIntMapTests {
         map[50_001] = 1
         #expect(map._nodeIdentities().subtracting(old._nodeIdentities()) == fresh)
     }
+
+    /// Keys above every key take the append path: ascending runs with gaps
+    /// (new leaves and levels), jumps that grow the root, removals of the
+    /// largest key (the next append then starts from the new largest), and
+    /// copies taken along the way, which must not see later appends.
+    @Test(arguments: [UInt64(5), 6, 7])
+    func appendsMatchDictionary(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        var map = PersistentIntMap<Int>()
+        var model: [Int64: Int] = [:]
+        var copies: [(PersistentIntMap<Int>, [Int64: Int])] = []
+        var next: Int64 = Int64.random(in: 0..<3, using: &rng)
+        for step in 0..<6000 {
+            switch Int.random(in: 0..<20, using: &rng) {
+            case 0:
+                // Remove the largest key: the next append must not trust a stale maximum.
+                if let last = model.keys.max() {
+                    #expect(map.removeValue(forKey: last) == model.removeValue(forKey: last))
+                    next = (model.keys.max() ?? -1) + 1
+                }
+            case 1:
+                next += Int64.random(in: 64..<5000, using: &rng)  // skip to a new leaf or subtree
+            case 2:
+                if next < 1 << 50 { next = next * 64 + 1 }  // grow the root (to at most 2⁵⁶ + a little)
+            case 3:
+                // An update below the largest key: the ordinary path.
+                if let key = model.keys.randomElement(using: &rng) {
+                    #expect(map.updateValue(-step, forKey: key) == model.updateValue(-step, forKey: key))
+                }
+            default:
+                #expect(map.updateValue(step, forKey: next) == model.updateValue(step, forKey: next))
+                next += Int64.random(in: 1...2, using: &rng)
+            }
+            if step % 500 == 0 { copies.append((map, model)) }
+            if step % 101 == 0 {
+                map._checkInvariants()
+                #expect(map.count == model.count)
+                #expect(map.lastKey == model.keys.max())
+            }
+        }
+        map._checkInvariants()
+        let sorted = model.sorted { $0.key < $1.key }
+        #expect(map.map(\.key) == sorted.map(\.key))
+        #expect(map.map(\.value) == sorted.map(\.value))
+        for (copy, expected) in copies {
+            copy._checkInvariants()
+            #expect(copy.count == expected.count)
+            #expect(copy.lastKey == expected.keys.max())
+            #expect(copy.allSatisfy { expected[$0.key] == $0.value })
+        }
+    }
+
+    @Test func anAppendToASharedMapCopiesOnlyItsPath() {
+        var map = PersistentIntMap<Int>()
+        for key in Int64(1)...100_000 { map[key] = 0 }
+        let old = map
+        map[100_001] = 1
+        let fresh = map._nodeIdentities().subtracting(old._nodeIdentities())
+        #expect(fresh.count == 3)  // the rightmost path of a 100k-key trie
+        #expect(old[100_001] == nil && old.count == 100_000 && old.lastKey == 100_000)
+        #expect(map[100_001] == 1 && map.lastKey == 100_001)
+        old._checkInvariants()
+        map._checkInvariants()
+    }
 }

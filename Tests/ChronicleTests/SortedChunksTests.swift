@@ -79,6 +79,26 @@ struct SortedChunksTests {
         #expect(shared.count == original.chunks.count - 2)
     }
 
+    /// An element not below the last one is appended: into the last chunk
+    /// in place when this copy alone holds it, into a copy of it otherwise.
+    @Test func appendsWriteOnlyTheLastChunk() {
+        var chunks = SortedChunks(sorted: 0..<1_000)
+        let lastChunk = ObjectIdentifier(chunks.chunks[chunks.chunks.count - 1])
+        let fits = chunks.chunks[chunks.chunks.count - 1].elements.count < SortedChunks<Int>.maximumChunk
+        chunks.insert(999)  // equal to the last: goes after it
+        #expect(fits == (ObjectIdentifier(chunks.chunks[chunks.chunks.count - 1]) == lastChunk), "appended in place")
+        let original = chunks
+        var copy = chunks
+        copy.insert(1_000)
+        copy.insert(1_001)
+        #expect(original.elements == Array(0..<1_000) + [999])
+        #expect(copy.elements == Array(0..<1_000) + [999, 1_000, 1_001])
+        original._checkInvariants()
+        copy._checkInvariants()
+        let shared = Set(original.chunks.map(ObjectIdentifier.init)).intersection(copy.chunks.map(ObjectIdentifier.init))
+        #expect(shared.count == original.chunks.count - 1, "only the last chunk was copied")
+    }
+
     @Test func ascendingInsertsFillChunks() {
         var chunks = SortedChunks<Int>()
         for value in 0..<(10 * SortedChunks<Int>.maximumChunk) { chunks.insert(value) }

@@ -39,7 +39,13 @@ enum EventCodec {
             w.string(commit.metadata[key]!)
         }
         w.varint(commit.events.count)
-        for event in commit.events { encode(event, into: &w) }
+        // Through the buffer: `for event in commit.events` copies each
+        // event out (retaining its payload) and destroys the copy again,
+        // about 200 instructions an event (callgrind, W1); a buffer
+        // element is passed to `encode` in place.
+        commit.events.withUnsafeBufferPointer { events in
+            for index in events.indices { encode(events[index], into: &w) }
+        }
     }
 
     static func decodeCommit(_ bytes: UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> Commit {
@@ -100,7 +106,10 @@ enum EventCodec {
         case .create(let table, let key, let values):
             target(.create, table, key)
             w.varint(values.count)
-            for value in values { encode(value, into: &w) }
+            // In place, for the reason `encode(_:into:)` of a commit gives.
+            values.withUnsafeBufferPointer { values in
+                for index in values.indices { encode(values[index], into: &w) }
+            }
         case .set(let table, let key, let property, let value):
             target(.set, table, key); w.varint(property); encode(value, into: &w)
         case .delete(let table, let key):

@@ -88,7 +88,7 @@ final class ClassMetadata: Sendable {
         let name = typeName(type)
         let prototype = ConstructionFrame.makeInternal(type)
         let options = ConstructionFrame.current.lastTakenOptions
-        let count = prototype.unmanagedValues.withLock { $0.count }
+        let count = prototype.unmanagedStorage.withLock { $0.count }
 
         var found: [(ordinal: Int, name: String, wrapper: any PersistedWrapper.Type)] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)

@@ -27,13 +27,13 @@ open class ObjectBase: @unchecked Sendable {
     // `unmanagedValues` is only touched under its mutex. Managed reads never
     // touch mutable instance state.
     let binding = OnceReference<ObjectBinding>()
-    // A `Locked`, not an inline `Synchronization.Mutex`, although the mutex
-    // would save an unmanaged object two allocations (about 1,300
-    // instructions, callgrind, W1): ThreadSanitizer cannot see `Mutex` on
-    // Linux, so tasks sharing an unmanaged object (it is `Sendable`) were
-    // reported as racing in every app's sanitizer runs
-    // (`ConcurrencyStressTests.anUnmanagedObjectIsSharedBetweenTasks`).
-    let unmanagedValues: Locked<ContiguousArray<any _PersistableProperty>>
+    /// The values of an unmanaged instance, behind a pthread mutex (not an
+    /// inline `Synchronization.Mutex`: ThreadSanitizer cannot see `Mutex`
+    /// on Linux, so tasks sharing an unmanaged object — it is `Sendable` —
+    /// were reported as racing in every app's sanitizer runs;
+    /// `ConcurrencyStressTests.anUnmanagedObjectIsSharedBetweenTasks`).
+    /// `nil` for a managed handle, which never reads initial values.
+    let unmanagedValues: UnmanagedValues?
     /// Set when a write that added this (until then unmanaged) instance was
     /// rolled back: the binding cannot be undone, so the next `add` creates
     /// the object at the key it was bound to, from its unmanaged values.
@@ -43,15 +43,18 @@ open class ObjectBase: @unchecked Sendable {
     public required init() {
         if let handle = ConstructionFrame.takeHandleBinding(for: type(of: self)) {
             // A managed handle: bound from the start, never reads initial values.
-            unmanagedValues = ObjectBase.noValues
+            unmanagedValues = nil
             _ = binding.storeIfNil(handle)
             return
         }
-        unmanagedValues = Locked(ConstructionFrame.take())
+        unmanagedValues = ConstructionFrame.take()
     }
 
-    /// The (never used) unmanaged values of every managed handle.
-    private static let noValues = Locked<ContiguousArray<any _PersistableProperty>>([])
+    /// The values of an instance made unmanaged (only a managed handle has none).
+    var unmanagedStorage: UnmanagedValues {
+        guard let unmanagedValues else { preconditionFailure("Chronicle: a managed handle has no unmanaged values") }
+        return unmanagedValues
+    }
 
     /// Whether the object belongs to a store.
     public var isManaged: Bool {
@@ -100,7 +103,7 @@ open class ObjectBase: @unchecked Sendable {
     @inline(never)
     private func readPropertySlowly<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
         guard let binding = binding.load() else {
-            return unmanagedValues.withLock { $0[ordinal] } as! V
+            return unmanagedStorage.withLock { $0[ordinal] } as! V
         }
         switch binding.kind {
         case .managed(let table, let key, let frozen):
@@ -118,13 +121,13 @@ open class ObjectBase: @unchecked Sendable {
         case .recording(let recorder, let prefix):
             let name = recorder.record(prefix: prefix, ordinal: ordinal, of: type(of: self))
             if let value = V._recordingValue(_Recording(recorder: recorder, path: name)) { return value }
-            return unmanagedValues.withLock { $0[ordinal] } as! V
+            return unmanagedStorage.withLock { $0[ordinal] } as! V
         }
     }
 
     func writeProperty<V: _PersistableProperty>(ordinal: Int, _ value: V) {
         guard let binding = binding.load() else {
-            unmanagedValues.withLock { $0[ordinal] = value }
+            unmanagedStorage.withLock { $0[ordinal] = value }
             return
         }
         switch binding.kind {

@@ -82,6 +82,19 @@ final class ObserverRegistry: Sendable {
     /// How many observers are registered (for leak tests).
     var count: Int { index.withLock { $0.entries.count } }
 
+    /// Like ``dispatch(_:old:new:)``, building the change set only if an
+    /// observer is registered: with none, building it (a set of every
+    /// inserted key) was about 380 instructions per object a write
+    /// inserted (callgrind, W1). An observer registering meanwhile is
+    /// matched as it would be by ``dispatch(_:old:new:)``.
+    ///
+    /// - Complexity: O(1) without observers; otherwise `build`'s cost plus
+    ///   the dispatch's.
+    func dispatch(building build: () -> ChangeSet, old: StoreState, new: StoreState) {
+        guard index.withLock({ !$0.entries.isEmpty }) else { return }
+        dispatch(build(), old: old, new: new)
+    }
+
     /// Wakes the observers a commit touched. Called by the writer, in commit order.
     func dispatch(_ changes: ChangeSet, old: StoreState, new: StoreState) {
         let matched: [any StoreObserver] = index.withLock { index in

@@ -345,12 +345,12 @@ public final class Store: Sendable {
         }
         var state = transaction.state
         state.version = commit.version
-        let changes = transaction.changes.build(version: commit.version)
+        let changes = transaction.changes
         publish(state)
         checkpoints.didFold(state, events: commit.events.count)
         checkpointFile.didCommit(events: commit.events.count)
         finish()
-        observers.dispatch(changes, old: base, new: state)
+        observers.dispatch(building: { changes.build(version: commit.version) }, old: base, new: state)
         writer.unlock()
         do {
             try journal.waitUntilDurable(ticket)
@@ -396,7 +396,7 @@ public final class Store: Sendable {
         let transaction = transactionForWriting("store.create")
         let object = T()
         let metadata = ClassMetadata.known(type)
-        object.unmanagedValues.withLock { values in
+        object.unmanagedStorage.withLock { values in
             for (name, value) in value {
                 guard let ordinal = metadata.ordinalByName[name] else {
                     preconditionFailure("Chronicle: \(metadata.name) has no persisted property '\(name)'")

@@ -179,14 +179,14 @@ final class Transaction: @unchecked Sendable {
             newlyBound.append(object)
         }
         let metadata = table.metadata
-        let values = object.unmanagedValues.withLock { $0 }
+        let storage = object.unmanagedStorage
 
         if update != .error, let pkOrdinal = metadata.primaryKeyOrdinal {
             let context = _WriteContext(transaction: self, table: table, key: ObjectKey(0), property: table.property(forOrdinal: pkOrdinal))
-            let primaryKey = values[pkOrdinal]._write(in: context)
+            let primaryKey = storage.withLock { $0[pkOrdinal] }._write(in: context)
             if let existing = state.key(table: table.index, primaryKey: primaryKey) {
                 _ = object.binding.storeIfNil(ObjectBinding(.managed(table, existing, frozen: nil)))
-                updateExisting(existing, in: table, from: values, writingAll: update == .all)
+                updateExisting(existing, in: table, from: storage.withLock { ContiguousArray($0) }, writingAll: update == .all)
                 return existing
             }
         }
@@ -202,20 +202,28 @@ final class Transaction: @unchecked Sendable {
         }
         if table.mapsOrdinalsInOrder, !template.hasLinks {
             // No links, so converting a value adds no object and cannot
-            // re-enter this write; each value lands at its ordinal. Appended
-            // into one exact allocation: starting from the template's
-            // defaults copied them (with their references) and then copied
-            // the shared array again on the first write (about 600
-            // instructions an object, callgrind, W1).
-            var persisted: [PersistedValue] = []
-            persisted.reserveCapacity(values.count)
-            for value in values {
-                let context = _WriteContext(transaction: self, table: table, key: key, property: persisted.count)
-                persisted.append(value._write(in: context))
+            // re-enter this write (nor reach this object's lock again): the
+            // values convert in place, under the lock, without copying them
+            // out first. Each value lands at its ordinal, appended into one
+            // exact allocation: starting from the template's defaults copied
+            // them (with their references) and then copied the shared array
+            // again on the first write (about 600 instructions an object,
+            // callgrind, W1).
+            let persisted = storage.withLock { values in
+                var persisted: [PersistedValue] = []
+                persisted.reserveCapacity(values.count)
+                for value in values {
+                    let context = _WriteContext(transaction: self, table: table, key: key, property: persisted.count)
+                    persisted.append(value._write(in: context))
+                }
+                return persisted
             }
             apply(.create(table: table.index, key: key, values: persisted))
             return key
         }
+        // Copied out of the lock: converting a link adds the objects it
+        // links to, which may link back to this one.
+        let values = storage.withLock { ContiguousArray($0) }
         var persisted = template.defaults
         for (ordinal, value) in values.enumerated() {
             let property = table.property(forOrdinal: ordinal)

@@ -4,7 +4,7 @@ extension PersistentIntMap {
     /// taller than it must be, keys ascend and `count` is right. O(n).
     func _checkInvariants() {
         guard let root else {
-            precondition(count == 0 && shift == 0, "empty map with count \(count), shift \(shift)")
+            precondition(count == 0 && shift == 0 && lastKey == nil, "empty map with count \(count), shift \(shift), last key \(lastKey ?? -1)")
             return
         }
         precondition(shift % Bitmap.bitsPerLevel == 0 && shift <= Self.maximumShift, "bad shift \(shift)")

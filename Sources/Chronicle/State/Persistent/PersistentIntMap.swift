@@ -21,6 +21,10 @@ struct PersistentIntMap<Value> {
     var shift: Int
     /// The number of keys. O(1).
     private(set) var count: Int
+    /// The largest key, or −1 when empty: a key above it takes the append
+    /// path (see ``append(_:forKey:)``), which ids counted up — object keys,
+    /// integer primary keys — always do.
+    private var largest: Int64
 
     /// The largest useful shift: 60 covers every non-negative `Int64`.
     static var maximumShift: Int { 60 }
@@ -30,6 +34,7 @@ struct PersistentIntMap<Value> {
         root = nil
         shift = 0
         count = 0
+        largest = -1
     }
 
     /// A map of a trie built elsewhere (``Builder``), which must be well
@@ -54,7 +59,10 @@ struct PersistentIntMap<Value> {
     /// - Complexity: O(log64 n).
     subscript(key: Int64) -> Value? {
         get {
-            guard key >= 0, root != nil, Self.covers(key, shift: shift) else { return nil }
+            // Above the largest key (a new id being checked before it is
+            // inserted, the usual miss): answered without a walk. Empty
+            // maps have no largest key (−1), and the root covers it.
+            guard key >= 0, key <= largest else { return nil }
             // Unowned: the map holds every node on the path for the whole
             // walk, and counting references on the way down was a third of
             // a lookup's cost.
@@ -92,15 +100,44 @@ struct PersistentIntMap<Value> {
             while !Self.covers(key, shift: shift) { shift += Bitmap.bitsPerLevel }
             root = Node.path(shift: shift, key: key, value: value)
             count = 1
+            largest = key
             return nil
         }
         while !Self.covers(key, shift: shift) {
             root = Node(bitmap: 1, children: [root!])
             shift += Bitmap.bitsPerLevel
         }
+        if key > largest {
+            Self.append(&root!, shift: shift, key: key, value: value)
+            largest = key
+            count += 1
+            return nil
+        }
         let old = Self.update(&root!, shift: shift, key: key, value: value)
         if old == nil { count += 1 }
         return old
+    }
+
+    /// Inserts `key`, larger than every key below `node`: its path is the
+    /// rightmost one, so at each level the slot is the last child (when the
+    /// digits match) or a new last slot — an append, with no rank to count
+    /// and nothing to shift.
+    private static func append(_ node: inout Node, shift: Int, key: Int64, value: Value) {
+        if !isKnownUniquelyReferenced(&node) { node = node.copy() }
+        let digit = Bitmap.digit(UInt64(key), shift)
+        let bit = Bitmap.bit(digit)
+        if shift == 0 {
+            node.bitmap |= bit
+            node.values.append(value)
+            return
+        }
+        if node.bitmap & bit != 0 {
+            // The largest key so far shares this digit: its child is the last.
+            append(&node.children[node.children.count - 1], shift: shift - Bitmap.bitsPerLevel, key: key, value: value)
+            return
+        }
+        node.bitmap |= bit
+        node.children.append(Node.path(shift: shift - Bitmap.bitsPerLevel, key: key, value: value))
     }
 
     private static func update(_ node: inout Node, shift: Int, key: Int64, value: Value) -> Value? {
@@ -165,6 +202,7 @@ struct PersistentIntMap<Value> {
             root = node.children[0]
             shift -= Bitmap.bitsPerLevel
         }
+        if key == largest { largest = edgeKey(lowest: false) ?? -1 }
         return old
     }
 
@@ -189,8 +227,8 @@ struct PersistentIntMap<Value> {
     /// The smallest key, or `nil` when empty. O(log64 n).
     var firstKey: Int64? { edgeKey(lowest: true) }
 
-    /// The largest key, or `nil` when empty. O(log64 n).
-    var lastKey: Int64? { edgeKey(lowest: false) }
+    /// The largest key, or `nil` when empty. O(1).
+    var lastKey: Int64? { largest < 0 ? nil : largest }
 
     private func edgeKey(lowest: Bool) -> Int64? {
         guard var node = root else { return nil }

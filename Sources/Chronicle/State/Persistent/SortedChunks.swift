@@ -87,15 +87,15 @@ struct SortedChunks<Element: Comparable> {
             count = 1
             return
         }
-        let index = chunkIndex(for: element)
-        let last = chunks[index].elements.count - 1
-        if index == chunks.count - 1, last + 1 >= Self.maximumChunk, !(element < chunks[index].elements[last]) {
-            // Appending to a full last chunk (keys mostly arrive in ascending
-            // order): start a new chunk rather than leave two half-full ones.
-            chunks.append(Chunk([element]))
-            count += 1
+        if !(element < lastElement) {
+            // Not below the last element (keys mostly arrive in ascending
+            // order): append, with no binary search and nothing to shift.
+            // A full last chunk gets a new one after it rather than two
+            // half-full ones.
+            append(element)
             return
         }
+        let index = chunkIndex(for: element)
         ownChunk(index)
         let chunk = chunks[index]
         chunk.elements.insert(element, at: chunk.elements.insertionPoint(after: element))
@@ -105,6 +105,14 @@ struct SortedChunks<Element: Comparable> {
             chunks.insert(Chunk(ContiguousArray(chunk.elements[half...])), at: index + 1)
             chunk.elements.removeSubrange(half...)
         }
+    }
+
+    /// The largest element of a non-empty collection. O(1). A getter, so
+    /// that no reference to the last chunk outlives it: one would make
+    /// ``append(_:)`` copy the chunk it is about to write.
+    private var lastElement: Element {
+        let elements = chunks[chunks.count - 1].elements
+        return elements[elements.count - 1]
     }
 
     /// Adds `element`, which must not be less than the last element. O(1) amortised.
