@@ -52,7 +52,7 @@ extension PersistentIntMap {
                 hang(node, at: level, digit: Bitmap.digit(UInt64(lastKey), (level + 1) * Bitmap.bitsPerLevel))
                 node = closeInner(level)
             }
-            return PersistentIntMap(root: node, shift: rootLevel * Bitmap.bitsPerLevel, count: count)
+            return PersistentIntMap(root: node, shift: rootLevel * Bitmap.bitsPerLevel, count: count, largestKey: lastKey)
         }
 
         /// Closes the leaf of `lastKey` and every inner node above it that

@@ -38,12 +38,13 @@ struct PersistentIntMap<Value> {
     }
 
     /// A map of a trie built elsewhere (``Builder``), which must be well
-    /// formed: `count` keys under `root`, whose shift is the smallest that
-    /// covers its largest key.
-    init(root: Node, shift: Int, count: Int) {
+    /// formed: `count` keys under `root`, the largest `largestKey`, and a
+    /// root shift that is the smallest that covers it.
+    init(root: Node, shift: Int, count: Int, largestKey: Int64) {
         self.root = root
         self.shift = shift
         self.count = count
+        largest = largestKey
     }
 
     /// Whether the map holds no keys. O(1).
