@@ -78,6 +78,18 @@ struct HandleTests {
         #expect(fromIteration[0].isInvalidated && byKey.isInvalidated)
     }
 
+    /// A store holding one greeter, id 1.
+    static func storeWithOneGreeter(named name: String) throws -> Store {
+        let store = try scratchStore()
+        try store.write {
+            let greeter = Greeter()
+            greeter.id = 1
+            greeter.name = name
+            store.add(greeter)
+        }
+        return store
+    }
+
     @Test func everyWayOfIteratingGivesHandlesThatReadTheirOwnObject() throws {
         let store = try scratchStore()
         try store.write {
@@ -112,13 +124,7 @@ struct HandleTests {
     }
 
     @Test func insideAWriteARememberedRecordGivesWayToTheWrite() throws {
-        let store = try scratchStore()
-        try store.write {
-            let greeter = Greeter()
-            greeter.id = 1
-            greeter.name = "committed"
-            store.add(greeter)
-        }
+        let store = try Self.storeWithOneGreeter(named: "committed")
         let handle = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))
         #expect(handle.name == "committed")
         struct Abandon: Error {}
@@ -139,13 +145,7 @@ struct HandleTests {
     }
 
     @Test func handlesMadeInsideAWriteDoNotKeepItsStateAfterARollback() throws {
-        let store = try scratchStore()
-        try store.write {
-            let greeter = Greeter()
-            greeter.id = 1
-            greeter.name = "committed"
-            store.add(greeter)
-        }
+        let store = try Self.storeWithOneGreeter(named: "committed")
         struct Abandon: Error {}
         var madeInside: [Greeter] = []
         #expect(throws: Abandon.self) {

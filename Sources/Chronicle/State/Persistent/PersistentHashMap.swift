@@ -86,6 +86,19 @@ struct PersistentHashMap<Key: Hashable, Value> {
         return old
     }
 
+    /// Moves the entry at `index` (in slot `digit` of `node`, a node at
+    /// `shift` that the caller may write) and `entry`, whose hashes share
+    /// that slot, into a new child node one level down.
+    private static func pushDown(_ node: Node, entryAt index: Int, digit: Int, adding entry: (key: Key, value: Value),
+                                 hash: UInt64, shift: Int) {
+        let bit = Bitmap.bit(digit)
+        let existing = node.entries.remove(at: index)
+        node.dataMap &= ~bit
+        let child = Node.merge(existing, Self.hash(existing.key), entry, hash, shift: shift + Bitmap.bitsPerLevel)
+        node.nodeMap |= bit
+        node.children.insert(child, at: Bitmap.position(node.nodeMap, digit))
+    }
+
     private static func update(_ node: inout Node, hash: UInt64, shift: Int, key: Key, value: Value) -> Value? {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         if shift >= 64 {
@@ -104,12 +117,7 @@ struct PersistentHashMap<Key: Hashable, Value> {
                 defer { node.entries[index].value = value }
                 return node.entries[index].value
             }
-            let existing = node.entries.remove(at: index)
-            node.dataMap &= ~bit
-            let child = Node.merge(existing, Self.hash(existing.key), (key, value), hash,
-                                   shift: shift + Bitmap.bitsPerLevel)
-            node.nodeMap |= bit
-            node.children.insert(child, at: Bitmap.position(node.nodeMap, digit))
+            pushDown(node, entryAt: index, digit: digit, adding: (key, value), hash: hash, shift: shift)
             return nil
         }
         if node.nodeMap & bit != 0 {
@@ -167,12 +175,7 @@ struct PersistentHashMap<Key: Hashable, Value> {
             }
             var value = defaultValue()
             body(&value)
-            let existing = node.entries.remove(at: index)
-            node.dataMap &= ~bit
-            let child = Node.merge(existing, Self.hash(existing.key), (key, value), hash,
-                                   shift: shift + Bitmap.bitsPerLevel)
-            node.nodeMap |= bit
-            node.children.insert(child, at: Bitmap.position(node.nodeMap, digit))
+            pushDown(node, entryAt: index, digit: digit, adding: (key, value), hash: hash, shift: shift)
             return true
         }
         if node.nodeMap & bit != 0 {
