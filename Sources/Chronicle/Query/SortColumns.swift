@@ -67,22 +67,6 @@ struct SortColumns {
             return result
         }
 
-        /// Whether row `a` sorts before row `b` (`.orderedAscending`), after
-        /// it, or neither.
-        @inline(__always)
-        func compare(_ a: Int, _ b: Int) -> ComparisonResult {
-            switch self {
-            case .strings(let column, let prefixes?):
-                let left = prefixes[a], right = prefixes[b]
-                if left != right { return left < right ? .orderedAscending : .orderedDescending }
-                return Self.compare(column[a], column[b], by: <)
-            case .strings(let column, nil): return Self.compare(column[a], column[b], by: <)
-            case .integers(let column): return Self.compare(column[a], column[b], by: <)
-            case .doubles(let column): return Self.compare(column[a], column[b], by: <)
-            case .values(let column): return Self.compare(column[a], column[b], by: PersistedValue.ordered)
-            }
-        }
-
         /// A comparison of two rows of this column, `ascending` or not,
         /// with the column's payload unwrapped once.
         ///
@@ -118,8 +102,13 @@ struct SortColumns {
         }
     }
 
-    private let columns: [Column]
-    private let ascending: [Bool]
+    /// Wrapped in a struct: closures stored directly in an array are kept
+    /// at their most general abstraction and called through a thunk (about
+    /// 60 instructions a comparison).
+    private struct Comparator { let compare: (Int, Int) -> ComparisonResult }
+
+    /// One per key, its direction applied, made once from the key's column.
+    private let comparators: [Comparator]
     /// How many rows each column has.
     let count: Int
 
@@ -129,32 +118,21 @@ struct SortColumns {
     /// - Complexity: O(*n* × *k*) value reads for *n* rows and *k* keys.
     init(keys: [SortKey], count: Int, value: (_ row: Int, _ key: Int) -> PersistedValue?) {
         self.count = count
-        ascending = keys.map(\.ascending)
-        columns = keys.indices.map { key in Column((0..<count).map { row in value(row, key) ?? .null }) }
+        comparators = keys.indices.map { key in
+            let column = Column((0..<count).map { row in value(row, key) ?? .null })
+            return Comparator(compare: column.comparator(ascending: keys[key].ascending))
+        }
     }
 
     /// How rows `a` and `b` compare under key `key`, its direction applied.
     @inline(__always)
-    func compare(_ a: Int, _ b: Int, key: Int) -> ComparisonResult {
-        let result = columns[key].compare(a, b)
-        guard !ascending[key] else { return result }
-        switch result {
-        case .orderedAscending: return .orderedDescending
-        case .orderedDescending: return .orderedAscending
-        case .orderedSame: return .orderedSame
-        }
-    }
+    func compare(_ a: Int, _ b: Int, key: Int) -> ComparisonResult { comparators[key].compare(a, b) }
 
     /// The row indices in sorted order: by every key in turn, rows equal
     /// under all of them in their original order.
     ///
     /// - Complexity: O(*n* log *n*) comparisons, each O(*k*).
     func sortedRows() -> [Int] {
-        // Wrapped in a struct: closures stored directly in an array are kept
-        // at their most general abstraction and called through a thunk
-        // (about 60 instructions a comparison).
-        struct Comparator { let compare: (Int, Int) -> ComparisonResult }
-        let comparators = columns.indices.map { Comparator(compare: columns[$0].comparator(ascending: ascending[$0])) }
         if comparators.count == 1 {
             // One key, the common case: one closure call a comparison.
             let compare = comparators[0].compare

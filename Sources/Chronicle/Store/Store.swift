@@ -138,12 +138,7 @@ public final class Store: Sendable {
 
     /// The state reads see: this thread's write in progress, or the last
     /// published state.
-    func readableState() -> StoreState {
-        if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
-            return transaction.state
-        }
-        return published.withLock { $0 }.state
-    }
+    func readableState() -> StoreState { readableSnapshot().state }
 
     /// The record of object `key` in `table` as reads see it (this
     /// thread's write in progress, or the last published state), without
