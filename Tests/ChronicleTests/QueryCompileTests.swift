@@ -39,11 +39,20 @@ struct QueryCompileTests {
                 let node = QueryNode.compare([property], op, .int(constant))
                 let plan = QueryPlan(nodes: [node], table: 0, state: state)
                 let compiled = plan.compile(node)
+                var accepted: [ObjectKey] = []
                 for (key, record) in state.objects(table: 0) {
-                    let row = plan.row(key, record)
-                    let interpreted = try node.evaluate(on: row)
-                    #expect(try compiled(row) == interpreted, "\(property) \(op) \(constant) on \(record.values)")
+                    try plan.withRow(key, record) { row in
+                        let interpreted = try node.evaluate(on: row)
+                        #expect(try compiled(row) == interpreted, "\(property) \(op) \(constant) on \(record.values)")
+                        if interpreted { accepted.append(key) }
+                    }
                 }
+                // The scan compares inline when the test is this one comparison.
+                let test = try #require(plan.compile(all: [node]))
+                #expect((test.integerComparison != nil) == (property != "missing"))
+                var scanned: [ObjectKey] = []
+                _ = plan.scan(from: ObjectKey(0), accepting: test, into: &scanned)
+                #expect(scanned == accepted, "\(property) \(op) \(constant)")
             }
         }
     }
@@ -60,9 +69,10 @@ struct QueryCompileTests {
             let plan = QueryPlan(nodes: [node], table: 0, state: state)
             let compiled = plan.compile(node)
             for (key, record) in state.objects(table: 0) {
-                let row = plan.row(key, record)
-                let interpreted = Result { () throws(QueryError) -> Bool in try node.evaluate(on: row) }
-                let fast = Result { () throws(QueryError) -> Bool in try compiled(row) }
+                let (interpreted, fast) = plan.withRow(key, record) { row in
+                    (Result { () throws(QueryError) -> Bool in try node.evaluate(on: row) },
+                     Result { () throws(QueryError) -> Bool in try compiled(row) })
+                }
                 switch (interpreted, fast) {
                 case let (.success(a), .success(b)): #expect(a == b, "\(node) on \(record.values)")
                 case (.failure, .failure): break

@@ -19,8 +19,36 @@ extension QueryPlan {
     /// struct field keeps the closure's own calling convention.
     struct CompiledTest {
         let accepts: Test
+        /// Set when the whole test is one integer comparison on a property
+        /// of the object itself (`score < 100`, the commonest scan): the
+        /// scan then compares inline instead of calling `accepts`, whose
+        /// call cost about as much as the comparison.
+        var integerComparison: IntegerComparison?
         /// Accepts every row.
         static var all: CompiledTest { CompiledTest { _ in true } }
+    }
+
+    /// `property op constant` on the object's own values, for an integer
+    /// constant. A stored value that is not an `.int` goes through the
+    /// general comparison, so the answer is exactly
+    /// ``QueryNode/compareValues(_:_:_:)``'s.
+    struct IntegerComparison {
+        let property: Int
+        let op: ComparisonOperator
+        let constant: Int64
+
+        /// Whether the object whose values start at `values` passes.
+        ///
+        /// No bounds check: a plan resolves `property` against its state's
+        /// schema, and every record of a table holds one value per property
+        /// of its type (a fold invariant, ``StoreState/_checkInvariants()``).
+        /// Not reading the array's count leaves the record's header alone:
+        /// a scan then touches one cache line of each record, not two.
+        @inline(__always)
+        func accepts(_ values: UnsafePointer<PersistedValue>) -> Bool {
+            if case .int(let value) = values[property] { return op.apply(value, constant) }
+            return QueryNode.compareValues(values[property], op, .int(constant))
+        }
     }
 
     /// The conjunction of `nodes` compiled as one test, or `nil` when there
@@ -28,7 +56,7 @@ extension QueryPlan {
     func compile(all nodes: [QueryNode]) -> CompiledTest? {
         switch nodes.count {
         case 0: nil
-        case 1: CompiledTest(accepts: compile(nodes[0]))
+        case 1: CompiledTest(accepts: compile(nodes[0]), integerComparison: integerComparison(nodes[0]))
         default: CompiledTest(accepts: compile(.and(nodes)))
         }
     }
@@ -54,7 +82,12 @@ extension QueryPlan {
             let test = compile(node)
             return { row throws(QueryError) in try !test(row) }
         case .compare(let path, let op, .int(let constant)):
-            if let property = ownProperty(path) { return Self.compareInteger(at: property, op, constant) }
+            if let comparison = integerComparison(node) {
+                return { row in
+                    guard row.values.indices.contains(comparison.property) else { return QueryNode.compareValues(.null, op, .int(constant)) }
+                    return comparison.accepts(row.values.baseAddress.unsafelyUnwrapped)
+                }
+            }
             let read = reader(path)
             return { row in QueryNode.compareValues(read(row) ?? .null, op, .int(constant)) }
         case .compare(let path, let op, let constant):
@@ -82,7 +115,7 @@ extension QueryPlan {
     private func reader(_ path: PropertyPath) -> (PlannedRow) -> PersistedValue? {
         guard let steps = steps(for: path), !steps.isEmpty else { return { _ in nil } }
         guard let property = ownProperty(path) else { return { $0.value(at: path) } }
-        return { row in row.record.values.indices.contains(property) ? row.record.values[property] : nil }
+        return { row in row.ownValue(property) }
     }
 
     /// The index of `path`'s property when it is a non-link property of the object itself.
@@ -91,32 +124,10 @@ extension QueryPlan {
         return steps[0].property
     }
 
-    /// `property op constant` for an integer constant (`score < 100`, the
-    /// commonest scan) as one integer comparison, chosen once per operator.
-    private static func compareInteger(at property: Int, _ op: ComparisonOperator, _ constant: Int64) -> Test {
-        // One closure per operator, each comparing directly: a shared
-        // closure taking the comparison as a second closure cost two
-        // indirect calls per object scanned.
-        switch op {
-        case .equal: return { row in integer(row, property, op, constant) { $0 == constant } }
-        case .notEqual: return { row in integer(row, property, op, constant) { $0 != constant } }
-        case .lessThan: return { row in integer(row, property, op, constant) { $0 < constant } }
-        case .lessThanOrEqual: return { row in integer(row, property, op, constant) { $0 <= constant } }
-        case .greaterThan: return { row in integer(row, property, op, constant) { $0 > constant } }
-        case .greaterThanOrEqual: return { row in integer(row, property, op, constant) { $0 >= constant } }
-        }
-    }
-
-    /// `decide` on the stored integer; a stored value that is not an `.int`
-    /// goes through the general comparison, so the answer is exactly
-    /// ``QueryNode/compareValues(_:_:_:)``'s.
-    @inline(__always)
-    private static func integer(_ row: PlannedRow, _ property: Int, _ op: ComparisonOperator, _ constant: Int64,
-                                _ decide: (Int64) -> Bool) -> Bool {
-        row.record.values.withUnsafeBufferPointer { values in
-            guard values.indices.contains(property) else { return QueryNode.compareValues(.null, op, .int(constant)) }
-            if case .int(let value) = values[property] { return decide(value) }
-            return QueryNode.compareValues(values[property], op, .int(constant))
-        }
+    /// `node` as an ``IntegerComparison``, if it compares a property of the
+    /// object itself with an integer constant.
+    private func integerComparison(_ node: QueryNode) -> IntegerComparison? {
+        guard case .compare(let path, let op, .int(let constant)) = node, let property = ownProperty(path) else { return nil }
+        return IntegerComparison(property: property, op: op, constant: constant)
     }
 }

@@ -45,10 +45,11 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         var keys: [ObjectKey] = []
         var resumeKey = ObjectKey(0)
         var isComplete = false
-        /// Whether an unsorted scan also keeps each match's record, in
-        /// `records`, index for index with `keys` (an iterator's evaluation:
-        /// its handles then remember their records without a look-up).
-        /// Other evaluations leave `records` empty.
+        /// Whether a scan also keeps each match's record, in `records`,
+        /// index for index with `keys`, sorted with them (an iterator's
+        /// evaluation: its handles then remember their records without a
+        /// look-up). Other evaluations, and those answered from an index,
+        /// leave `records` empty.
         var collectsRecords = false
         var records: [ObjectRecord] = []
     }
@@ -89,19 +90,22 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
             let exact = filters.count == 1 && indexed.isExact
             var keys = exact ? indexed.keys : plan.filter(indexed.keys, accepting: test)
             if !inexact.isEmpty { keys = keys.filter { passes(inexact, $0, probe) } }
-            evaluation = Evaluation(keys: finish(keys, plan: plan, probe: probe), isComplete: true)
+            evaluation = Evaluation(keys: finish(keys, records: [], plan: plan, probe: probe).keys, isComplete: true)
             return
         }
         // Sorted and distinct results are evaluated whole, from the start.
         let complete = !sort.isEmpty || !distinct.isEmpty
         let needed = complete ? .max : needed
-        if complete { evaluation = Evaluation() }
+        let collectsRecords = evaluation.collectsRecords
+        if complete { evaluation = Evaluation(collectsRecords: collectsRecords) }
         var resume: ObjectKey? = evaluation.resumeKey
         if inexact.isEmpty {
             // The common case: every filter translated, and the scan is
-            // non-generic (see `QueryPlan.scan`).
+            // non-generic (see `QueryPlan.scan`). A sort reads its keys'
+            // values from the records the scan keeps, not by a look-up per
+            // match (a trie walk, and a cache miss or two, each).
             resume = plan.scan(from: evaluation.resumeKey, accepting: test, into: &evaluation.keys,
-                               records: &evaluation.records, collectingRecords: evaluation.collectsRecords && !complete,
+                               records: &evaluation.records, collectingRecords: collectsRecords || !sort.isEmpty,
                                needed: needed)
         } else {
             // The translated parts decide first; the predicates of inexact
@@ -117,7 +121,9 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
             }
         }
         if complete {
-            evaluation = Evaluation(keys: finish(evaluation.keys, plan: plan, probe: probe), isComplete: true)
+            let (keys, records) = finish(evaluation.keys, records: evaluation.records, plan: plan, probe: probe)
+            evaluation = Evaluation(keys: keys, isComplete: true, collectsRecords: collectsRecords,
+                                    records: collectsRecords ? records : [])
         } else if let resume {
             evaluation.resumeKey = resume
         } else {
@@ -136,19 +142,27 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         sort.compactMap { if case .persisted(let key) = $0 { key.path } else { nil } }
     }
 
-    /// Sorts, then removes duplicates.
-    private func finish(_ keys: [ObjectKey], plan: QueryPlan, probe: ObjectProbe<Element>) -> [ObjectKey] {
-        distinctKeys(sort.isEmpty ? keys : sorted(keys, plan: plan, probe: probe), plan: plan)
-    }
-
-    private func distinctKeys(_ keys: [ObjectKey], plan: QueryPlan) -> [ObjectKey] {
-        guard !distinct.isEmpty else { return keys }
-        var seen = Set<[PersistedValue]>()
-        return keys.filter { key in
-            guard let record = plan.state.object(table: plan.table, key: key) else { return false }
-            let row = plan.row(key, record)
-            return seen.insert(distinct.map { row.value(at: $0) ?? .null }).inserted
+    /// Sorts, then removes duplicates. `records`, when not empty, holds
+    /// the record of each key (index for index); the result keeps them in
+    /// step with the keys.
+    private func finish(_ keys: [ObjectKey], records: [ObjectRecord], plan: QueryPlan,
+                        probe: ObjectProbe<Element>) -> (keys: [ObjectKey], records: [ObjectRecord]) {
+        var keys = keys
+        var records = records.count == keys.count ? records : []
+        if !sort.isEmpty {
+            let order = sortedOrder(keys, records: records, plan: plan, probe: probe)
+            keys = order.map { keys[$0] }
+            if !records.isEmpty { records = order.map { records[$0] } }
         }
+        guard !distinct.isEmpty else { return (keys, records) }
+        var seen = Set<[PersistedValue]>()
+        var kept: [Int] = []
+        for (row, key) in keys.enumerated() {
+            guard let record = records.isEmpty ? plan.state.object(table: plan.table, key: key) : records[row] else { continue }
+            let values = plan.withRow(key, record) { row in distinct.map { row.value(at: $0) ?? .null } }
+            if seen.insert(values).inserted { kept.append(row) }
+        }
+        return (kept.map { keys[$0] }, records.isEmpty ? [] : kept.map { records[$0] })
     }
 
     private func indexCandidates(in state: StoreState, table: TableBinding) -> IndexPlanner.Answer? {
@@ -158,15 +172,19 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         return nil
     }
 
-    private func sorted(_ keys: [ObjectKey], plan: QueryPlan, probe: ObjectProbe<Element>) -> [ObjectKey] {
+    /// The positions of `keys` in sorted order.
+    private func sortedOrder(_ keys: [ObjectKey], records: [ObjectRecord], plan: QueryPlan,
+                             probe: ObjectProbe<Element>) -> [Int] {
         // Each object's sort values are read once, not once per comparison.
         let sortKeys = sort.compactMap { if case .persisted(let key) = $0 { key } else { nil } }
         let columns = SortColumns(keys: sortKeys, count: keys.count) { row, key in
-            guard let record = plan.state.object(table: plan.table, key: keys[row]) else { return nil }
-            return plan.row(keys[row], record).value(at: sortKeys[key].path)
+            guard let record = records.isEmpty ? plan.state.object(table: plan.table, key: keys[row]) : records[row] else {
+                return nil
+            }
+            return plan.withRow(keys[row], record) { $0.value(at: sortKeys[key].path) }
         }
         // Only persisted keys: the whole sort runs on the columns, non-generically.
-        if sortKeys.count == sort.count { return columns.sortedRows().map { keys[$0] } }
+        if sortKeys.count == sort.count { return columns.sortedRows() }
         var elements: [Element?] = Array(repeating: nil, count: keys.count)
         func element(_ index: Int) -> Element {
             if let cached = elements[index] { return cached }
@@ -197,7 +215,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
             }
             return a < b
         }
-        return order.map { keys[$0] }
+        return order
     }
 }
 
