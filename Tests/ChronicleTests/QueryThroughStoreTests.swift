@@ -122,4 +122,28 @@ struct QueryThroughStoreTests {
         let byCity = store.objects(Walker.self).sorted(by: \.home?.city, ascending: false).map { $0.home?.city }
         #expect(byCity == all.map { $0.home?.city }.sorted { ($0 ?? "") > ($1 ?? "") })
     }
+
+    /// A sorted (and a distinct) iteration hands each element the record its
+    /// scan kept: every element must read its own object's values, also
+    /// after a later commit changed them.
+    @Test func sortedAndDistinctElementsReadTheirOwnValues() throws {
+        let store = try Self.populate(seed: 11, count: 300)
+        let plain = Array(store.objects(Walker.self)).map { (id: $0.id, name: $0.name, age: $0.age) }
+        let matching = plain.filter { $0.age < 45 }
+        let sorted = store.objects(Walker.self).filter(#Predicate { $0.age < 45 }).sorted(by: \.name)
+        let expected = matching.sorted { ($0.name, $0.id) < ($1.name, $1.id) }
+        let elements = Array(sorted)
+        #expect(elements.map(\.id) == expected.map(\.id))
+        #expect(elements.map(\.name) == expected.map(\.name))
+        #expect(elements.map(\.age) == expected.map(\.age))
+
+        let distinct = Array(store.objects(Walker.self).filter(#Predicate { $0.age < 45 }).distinct(by: [\.name]))
+        var seen = Set<String>()
+        let firsts = matching.filter { seen.insert($0.name).inserted }
+        #expect(distinct.map(\.id) == firsts.map(\.id))
+        #expect(distinct.map(\.name) == firsts.map(\.name))
+
+        try store.write { for walker in elements { walker.age += 100 } }
+        #expect(elements.map(\.age) == expected.map { $0.age + 100 })
+    }
 }
