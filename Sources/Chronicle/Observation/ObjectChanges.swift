@@ -43,7 +43,11 @@ public struct ObjectChanges<T: _ObjectProjecting>: AsyncSequence, Sendable {
         let subscription: ObservationSubscription<ObjectObserver<T>>
         /// The next change, or `nil` once the stream has ended or the task is cancelled.
         public mutating func next() async -> ObjectChange<T>? {
-            await subscription.observer.buffer.next()
+            switch await subscription.observer.buffer.next() {
+            case .change(let properties): .change(subscription.observer.element, properties)
+            case .deleted: .deleted
+            case nil: nil
+            }
         }
     }
 }

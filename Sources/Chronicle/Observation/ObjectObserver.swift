@@ -7,7 +7,9 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     let key: ObjectKey
     let properties: [ObservedProperty]
     let baselineVersion: UInt64
-    let buffer: ObjectChangeBuffer<T>
+    let buffer = ObjectChangeBuffer()
+    /// What the stream's changes carry: the live object or projection.
+    let element: T
     /// Whether a path goes through a link: only then does the interest
     /// depend on the state. Otherwise it is always just the object, and a
     /// commit that touched none of the observed properties costs no more
@@ -20,7 +22,7 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
         self.key = key
         self.properties = properties
         self.baselineVersion = baselineVersion
-        buffer = ObjectChangeBuffer(object: element)
+        self.element = element
         hasNestedPaths = properties.contains { $0.dependencies.contains { $0.count > 1 } }
     }
 
