@@ -11,6 +11,12 @@ public protocol _ObjectProjecting: Sendable {
 
 extension ObjectBase: _ObjectProjecting {
     public static var _rootType: ObjectBase.Type { self }
-    public static func _project(_ root: ObjectBase) -> Self { root as! Self }
+    public static func _project(_ root: ObjectBase) -> Self {
+        // Results hold handles of exactly their class: an identity check and
+        // an unchecked cast instead of the runtime's dynamic cast (about 50
+        // instructions a handle, callgrind, W3).
+        if type(of: root) == self { return unsafeDowncast(root, to: self) }
+        return root as! Self
+    }
     public var _rootObject: ObjectBase { self }
 }
