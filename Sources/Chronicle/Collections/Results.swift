@@ -71,7 +71,8 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     /// A handle on object `key`, read from `state`, whose publication
     /// sequence is `sequence` (`0` if it is not a published state).
     func element(table: TableBinding, key: ObjectKey, in state: StoreState, sequence: UInt64) -> Element {
-        Element._project(store.handle(table.metadata.type, table: table, key: key, frozen: frozen, in: state, sequence: sequence))
+        Element._project(store.handle(table.metadata.type, table: table, key: key, frozenState: frozen.map(FrozenState.init),
+                                      in: state, sequence: sequence))
     }
 
     // MARK: Derived queries
@@ -208,6 +209,8 @@ extension Results: RandomAccessCollection {
         /// as `unretainedTable`.
         private let unretainedStore: Unmanaged<Store>
         private let frozen: StoreState?
+        /// `frozen`, boxed once for all the handles the iteration makes.
+        private let frozenState: FrozenState?
         private let query: ResultsQuery<Element>
         private var state: StoreState?
         private var sequence: UInt64
@@ -224,6 +227,7 @@ extension Results: RandomAccessCollection {
             store = results.store
             unretainedStore = Unmanaged.passUnretained(results.store)
             frozen = results.frozen
+            frozenState = results.frozen.map(FrozenState.init)
             query = results.query
             let (state, sequence) = results.currentState()
             self.state = state
@@ -251,7 +255,7 @@ extension Results: RandomAccessCollection {
                                             snapshot: evaluation.records[index], sequence: sequence)
                     }
                     return store.handle(table.metadata.type, table: table, key: key,
-                                        frozen: frozen, in: state, sequence: sequence)
+                                        frozenState: frozenState, in: state, sequence: sequence)
                 }
             }
             return Element._project(handle)

@@ -130,11 +130,18 @@ open class ObjectBase: @unchecked Sendable {
         return !state.contains(table: table.index, key: key)
     }
 
+    /// ``location``, with a frozen object's state by reference.
+    private var managedLocation: (table: TableBinding, key: ObjectKey, frozen: FrozenState?)? {
+        if let liveTable { return (liveTable.takeUnretainedValue(), liveKey, nil) }
+        guard case .managed(let table, let key, let frozen) = binding.load()?.kind else { return nil }
+        return (table, key, frozen)
+    }
+
     /// The managed location of the object, or `nil` when unmanaged.
     var location: (table: TableBinding, key: ObjectKey, frozen: StoreState?)? {
         if let liveTable { return (liveTable.takeUnretainedValue(), liveKey, nil) }
         guard case .managed(let table, let key, let frozen) = binding.load()?.kind else { return nil }
-        return (table, key, frozen)
+        return (table, key, frozen?.state)
     }
 
     // MARK: Property access
@@ -188,12 +195,12 @@ open class ObjectBase: @unchecked Sendable {
     /// Unmanaged, recording, frozen, computed (linking objects) and deleted objects.
     @inline(never)
     private func readPropertySlowly<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
-        if let (table, key, frozen) = location {
+        if let (table, key, frozen) = managedLocation {
             let property = table.property(forOrdinal: ordinal)
             let context = _ReadContext(table: table, key: key, property: property, ordinal: ordinal, frozen: frozen)
             if property < 0 { return V._read(.null, in: context) }
             // Look the record up without copying the state (see `readableRecord`).
-            let record = if let frozen { frozen.object(table: table.index, key: key) } else {
+            let record = if let frozen { frozen.state.object(table: table.index, key: key) } else {
                 table.store.readableRecord(table: table.index, key: key)
             }
             guard let record else {

@@ -242,18 +242,23 @@ public final class Store: Sendable {
             && state.schema[binding.index].name == binding.metadata.name
     }
 
-    /// A managed handle on the object `key` of `type`'s table.
-    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, frozen: StoreState?) -> T {
-        let state = frozen ?? readableState()
+    /// A managed handle on the object `key` of `type`'s table, frozen in
+    /// `frozenState` if it is not `nil`.
+    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, frozenState: FrozenState?) -> T {
+        let state = frozenState?.state ?? readableState()
         guard let table = tableBinding(for: type, in: state) else {
             preconditionFailure("Chronicle: the journal has no table for \(type)")
         }
-        return handle(type, table: table, key: key, frozen: frozen)
+        return handle(type, table: table, key: key, frozenState: frozenState)
     }
 
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
-        if let frozen {
-            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
+        handle(type, table: table, key: key, frozenState: frozen.map(FrozenState.init))
+    }
+
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?) -> T {
+        if let frozenState {
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozenState)))
         }
         return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, sequence: 0)
     }
@@ -263,10 +268,10 @@ public final class Store: Sendable {
     /// the object's record and reads it without the lock until the next
     /// commit (see ``ObjectBase/liveSnapshot``). O(log n): one look-up now
     /// saves one per property read.
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?,
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?,
                                in state: StoreState, sequence: UInt64) -> T {
-        if let frozen {
-            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
+        if let frozenState {
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozenState)))
         }
         let snapshot = sequence != 0 ? state.object(table: table.index, key: key) : nil
         let snapshotSequence = snapshot == nil ? 0 : sequence
@@ -479,7 +484,7 @@ public final class Store: Sendable {
         guard let table else { return nil }
         guard let primitive = key._primaryKeyValue,
               let objectKey = state.key(table: table.index, primaryKey: primitive) else { return nil }
-        return handle(type, table: table, key: objectKey, frozen: frozen, in: state, sequence: sequence)
+        return handle(type, table: table, key: objectKey, frozenState: frozen.map(FrozenState.init), in: state, sequence: sequence)
     }
 
     private static let integerTypes: Set<PropertyType> = [.int, .int8, .int16, .int32, .int64]
