@@ -206,6 +206,7 @@ final class ConstructionFrame {
     static func makeHandle<T: ObjectBase>(_ type: T.Type, binding: ObjectBinding) -> T {
         let frame = unretainedCurrent
         frame._withUnsafeGuaranteedRef { frame in
+            frame.clearHandle()
             frame.handleBinding = binding
             frame.handleType = ObjectIdentifier(type)
             frame.handleOrdinals = 0
@@ -227,7 +228,13 @@ final class ConstructionFrame {
     static func makeLiveHandle<T: ObjectBase>(_ type: T.Type, store: Store, table: TableBinding, key: ObjectKey,
                                               snapshot: consuming ObjectRecord?, sequence: UInt64) -> T {
         let frame = unretainedCurrent
-        frame._withUnsafeGuaranteedRef { $0.handleSnapshot }.initialize(to: consume snapshot)
+        // A handle made by a model's property initialiser while another is
+        // being made replaces it (the outer instance is then not a handle).
+        let slot = frame._withUnsafeGuaranteedRef { frame in
+            frame.clearHandle()
+            return frame.handleSnapshot
+        }
+        slot.initialize(to: consume snapshot)
         frame._withUnsafeGuaranteedRef { frame in
             frame.handleType = ObjectIdentifier(type)
             frame.handleOrdinals = 0
@@ -242,8 +249,10 @@ final class ConstructionFrame {
     }
 
     /// Forgets the handle being made if its `ObjectBase.init` did not take
-    /// it (a safety net: it always does), so that the next object made on
-    /// this thread does not count ordinals and the frame keeps no store.
+    /// it (a safety net: it always does, unless a model's property
+    /// initialiser made another handle meanwhile), so that the next object
+    /// made on this thread does not count ordinals and the frame keeps no
+    /// store.
     @inline(__always)
     private func clearHandle() {
         guard handleType != nil else { return }
