@@ -3,15 +3,20 @@ struct CollectionOwner: Sendable {
     let table: TableBinding
     let key: ObjectKey
     let property: Int
-    let frozen: StoreState?
+    /// The state a frozen collection is pinned to, by reference (shared
+    /// with the read context the collection came from).
+    let frozenState: FrozenState?
     /// Kept strongly: the table binding references the store unowned.
     let store: Store
 
-    init(table: TableBinding, key: ObjectKey, property: Int, frozen: StoreState?) {
+    /// The state a frozen collection is pinned to; `nil` for a live one.
+    var frozen: StoreState? { frozenState?.state }
+
+    init(table: TableBinding, key: ObjectKey, property: Int, frozen: FrozenState?) {
         self.table = table
         self.key = key
         self.property = property
-        self.frozen = frozen
+        frozenState = frozen
         store = table.store
     }
 
@@ -33,7 +38,7 @@ struct CollectionOwner: Sendable {
     var count: Int { storedElements(value(in: state())).count }
 
     func readContext(_ state: StoreState) -> _ReadContext {
-        _ReadContext(table: table, key: key, property: property, ordinal: -1, frozen: frozen)
+        _ReadContext(table: table, key: key, property: property, ordinal: -1, frozen: frozenState)
     }
 
     /// The write in progress, or a precondition failure naming the operation.

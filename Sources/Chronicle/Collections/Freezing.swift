@@ -27,7 +27,7 @@ extension _ObjectProjecting {
 
 extension CollectionOwner {
     func freezing() -> CollectionOwner {
-        CollectionOwner(table: table, key: key, property: property, frozen: frozen ?? table.store.committedState())
+        CollectionOwner(table: table, key: key, property: property, frozen: frozenState ?? FrozenState(table.store.committedState()))
     }
 
     func thawing() -> CollectionOwner? {

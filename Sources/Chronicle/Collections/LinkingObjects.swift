@@ -30,7 +30,8 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
         guard let target, let store else { return [] }
         let state = target.frozen ?? store.readableState()
         guard let origin = store.tableBinding(for: Element.self, in: state) else { return [] }
-        return keys(in: state).map { store.handle(Element.self, table: origin, key: $0, frozen: target.frozen) }
+        let frozenState = target.frozen.map(FrozenState.init)
+        return keys(in: state).map { store.handle(Element.self, table: origin, key: $0, frozenState: frozenState) }
     }
 
     /// The keys of the linking objects in `state`, ascending, each once.

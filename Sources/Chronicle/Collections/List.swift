@@ -168,7 +168,7 @@ extension List: _PersistableProperty {
         return kind
     }
     public static func _read(_ value: PersistedValue, in context: _ReadContext) -> List<Element> {
-        List(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozen))
+        List(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
     }
     public func _write(in context: _WriteContext) -> PersistedValue {
         .list(snapshot.map { $0._toPersisted(in: context) })

@@ -91,7 +91,7 @@ extension Map: _PersistableProperty {
         return kind
     }
     public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Map<Key, Value> {
-        Map(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozen))
+        Map(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
     }
     public func _write(in context: _WriteContext) -> PersistedValue {
         .map(entries.compactMap { entry in entry.value.map { MapEntry(key: entry.key, value: $0._toPersisted(in: context)) } })

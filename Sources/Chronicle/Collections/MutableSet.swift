@@ -154,7 +154,7 @@ extension MutableSet: _PersistableProperty {
         return kind
     }
     public static func _read(_ value: PersistedValue, in context: _ReadContext) -> MutableSet<Element> {
-        MutableSet(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozen))
+        MutableSet(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
     }
     public func _write(in context: _WriteContext) -> PersistedValue {
         var seen = Set<PersistedValue>()

@@ -3,14 +3,21 @@
 public protocol _ObjectProjecting: Sendable {
     /// The model class whose table the results read.
     static var _rootType: ObjectBase.Type { get }
-    /// Wraps a managed object of ``_rootType``.
-    static func _project(_ root: ObjectBase) -> Self
+    /// Wraps a managed object of ``_rootType``. `consuming`: a new handle
+    /// passed here becomes the element without a retain and a release.
+    static func _project(_ root: consuming ObjectBase) -> Self
     /// The object this element reads.
     var _rootObject: ObjectBase { get }
 }
 
 extension ObjectBase: _ObjectProjecting {
     public static var _rootType: ObjectBase.Type { self }
-    public static func _project(_ root: ObjectBase) -> Self { root as! Self }
+    public static func _project(_ root: consuming ObjectBase) -> Self {
+        // Results hold handles of exactly their class: an identity check and
+        // an unchecked cast instead of the runtime's dynamic cast (about 50
+        // instructions a handle, callgrind, W3).
+        if type(of: root) == self { return unsafeDowncast(consume root, to: self) }
+        return root as! Self
+    }
     public var _rootObject: ObjectBase { self }
 }

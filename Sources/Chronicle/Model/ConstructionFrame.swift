@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// Collects the initial values of `@Persisted` wrappers while an object is
 /// being initialised, so that the object can take them without reflection.
@@ -15,6 +16,7 @@ import Darwin
 /// here and remembers its position (its *ordinal*); `ObjectBase.init` then
 /// takes them all. The frame is per thread because initialisation is
 /// synchronous: no other code can run on the thread in between.
+@usableFromInline
 final class ConstructionFrame {
     // No dynamic exclusivity checks: a frame belongs to one thread, and no
     // access to its properties spans a call that can reach the frame again.
@@ -32,13 +34,29 @@ final class ConstructionFrame {
     /// The options of the last internal instance taken (see
     /// ``makeInternal(_:)``), for schema discovery.
     @exclusivity(unchecked) var lastTakenOptions: ContiguousArray<PersistedOptions> = []
-    /// While a managed handle is being made (``makeHandle(_:binding:)``):
-    /// its binding and type. Its wrappers then only count their ordinals —
-    /// a handle reads the store, never initial values — and its
-    /// `ObjectBase.init` takes the binding instead of the values.
-    @exclusivity(unchecked) var handleBinding: ObjectBinding?
+    /// While a managed handle is being made (``makeHandle(_:binding:)``,
+    /// ``makeLiveHandle(_:store:table:key:snapshot:sequence:)``): its type.
+    /// Its wrappers then only count their ordinals — a handle reads the
+    /// store, never initial values — and its `ObjectBase.init` takes the
+    /// handle's location instead of the values.
     @exclusivity(unchecked) var handleType: ObjectIdentifier?
     @exclusivity(unchecked) var handleOrdinals = 0
+    /// The binding of the handle being made, for a frozen handle.
+    @exclusivity(unchecked) var handleBinding: ObjectBinding?
+    /// The location of the live handle being made (`handleTable` is `nil`
+    /// for any other), which its `ObjectBase.init` moves into the instance
+    /// (see `ObjectBase.liveStore`). The store is retained: the instance
+    /// takes over the reference.
+    @exclusivity(unchecked) var handleStore: Unmanaged<Store>?
+    @exclusivity(unchecked) var handleTable: Unmanaged<TableBinding>?
+    @exclusivity(unchecked) var handleKey = ObjectKey(0)
+    @exclusivity(unchecked) var handleSequence: UInt64 = 0
+    /// The live handle's record, initialised only while `handleTable` is
+    /// set. Behind a pointer, so that it moves in and out without being
+    /// retained and released: an optional stored property was retained on
+    /// the way in and its previous value released (about 40 instructions a
+    /// handle, callgrind, W3).
+    private let handleSnapshot = UnsafeMutablePointer<ObjectRecord?>.allocate(capacity: 1)
     /// Whether Chronicle itself is making the instance (see ``makeInternal(_:)``).
     @exclusivity(unchecked) var isInternal = false
 
@@ -49,9 +67,27 @@ final class ConstructionFrame {
     deinit {
         pending.deinitialize(count: pendingCount)
         pending.deallocate()
+        clearHandle()
+        handleSnapshot.deallocate()
     }
 
-    private static let key: pthread_key_t = {
+    /// The thread-local key, plus one (`0`: not created yet). An atomic
+    /// with a constant initial value, which Swift initialises statically:
+    /// the lazily initialised `static let` it replaces went through
+    /// `swift_once` on every access (about 10 instructions, six times per
+    /// handle made, callgrind, W3).
+    private static let keyPlusOne = Atomic<UInt>(0)
+
+    @inline(__always)
+    private static var key: pthread_key_t {
+        let stored = keyPlusOne.load(ordering: .acquiring)
+        if stored != 0 { return pthread_key_t(truncatingIfNeeded: stored &- 1) }
+        return createKey()
+    }
+
+    /// Creates the key, once: a thread that loses the race deletes its own.
+    @inline(never)
+    private static func createKey() -> pthread_key_t {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
@@ -61,8 +97,11 @@ final class ConstructionFrame {
             #endif
         }
         precondition(status == 0, "Chronicle could not create its thread-local construction frame (pthread_key_create: \(status))")
-        return key
-    }()
+        let (exchanged, original) = keyPlusOne.compareExchange(expected: 0, desired: UInt(key) + 1, ordering: .acquiringAndReleasing)
+        if exchanged { return key }
+        pthread_key_delete(key)
+        return pthread_key_t(truncatingIfNeeded: original &- 1)
+    }
 
     /// This thread's frame.
     static var current: ConstructionFrame {
@@ -72,6 +111,38 @@ final class ConstructionFrame {
         let frame = ConstructionFrame()
         pthread_setspecific(key, Unmanaged.passRetained(frame).toOpaque())
         return frame
+    }
+
+    /// The ordinal of the next `@Persisted` wrapper of the managed handle
+    /// being made on this thread (see ``makeHandle(_:binding:)``), or −1
+    /// when none is: the wrapper then registers its initial value.
+    ///
+    /// Called by the wrappers' inlined initialisers, so it is not generic: a
+    /// handle's wrappers only count, and their cost is this call.
+    @inline(__always)
+    static func handleOrdinal() -> Int {
+        // No frame yet: no handle is being made on this thread.
+        guard let pointer = pthread_getspecific(key) else { return -1 }
+        return Unmanaged<ConstructionFrame>.fromOpaque(pointer)._withUnsafeGuaranteedRef { frame in
+            guard frame.handleType != nil else { return -1 }
+            defer { frame.handleOrdinals += 1 }
+            return frame.handleOrdinals
+        }
+    }
+
+    /// Records an unmanaged object's wrapper's initial value; returns its
+    /// ordinal. The slow path of the wrappers' inlined initialisers.
+    @usableFromInline
+    static func register<Value: _PersistableProperty>(_ value: Value, primaryKey: Bool, indexed: Bool) -> Int {
+        register(value, options: PersistedOptions(isPrimaryKey: primaryKey, isIndexed: indexed))
+    }
+
+    /// Records an unmanaged object's wrapper's initial value, `Value`'s
+    /// default; returns its ordinal. The slow path of the wrappers' inlined
+    /// initialisers.
+    @usableFromInline
+    static func registerDefault<Value: _PersistableProperty>(_: Value.Type, primaryKey: Bool, indexed: Bool) -> Int {
+        register(Value._makeDefault(), options: PersistedOptions(isPrimaryKey: primaryKey, isIndexed: indexed))
     }
 
     /// Records a wrapper's initial value; returns its ordinal.
@@ -84,7 +155,7 @@ final class ConstructionFrame {
         // thread's life. A retain and release here cost about 40
         // instructions a property (callgrind, W1).
         withCurrent { frame in
-            if frame.handleBinding != nil {
+            if frame.handleType != nil {
                 defer { frame.handleOrdinals += 1 }
                 return frame.handleOrdinals
             }
@@ -109,6 +180,13 @@ final class ConstructionFrame {
         pendingCapacity *= 2
     }
 
+    /// This thread's frame, unretained: the thread's key holds it for the
+    /// thread's life.
+    private static var unretainedCurrent: Unmanaged<ConstructionFrame> {
+        if let pointer = pthread_getspecific(key) { return Unmanaged.fromOpaque(pointer) }
+        return Unmanaged.passUnretained(current)
+    }
+
     /// Calls `body` with this thread's frame, without retaining it.
     @inline(__always)
     private static func withCurrent<R>(_ body: (ConstructionFrame) -> R) -> R {
@@ -118,31 +196,96 @@ final class ConstructionFrame {
         return body(current)
     }
 
-    /// Makes a managed handle of `type` bound by `binding`, skipping the
-    /// work an unmanaged object needs (collecting each wrapper's initial
-    /// value into an array of existentials behind a new lock): that work
-    /// was most of the cost of `object(ofType:forPrimaryKey:)` and of
-    /// iterating a `Results` (measured with callgrind: 6,260 instructions
-    /// of a 4-property object's init, 2026-11-22).
+    /// Makes a managed handle of `type` bound by `binding` (a frozen
+    /// handle), skipping the work an unmanaged object needs (collecting each
+    /// wrapper's initial value into an array of existentials behind a new
+    /// lock): that work was most of the cost of
+    /// `object(ofType:forPrimaryKey:)` and of iterating a `Results`
+    /// (measured with callgrind: 6,260 instructions of a 4-property
+    /// object's init, 2026-11-22).
     static func makeHandle<T: ObjectBase>(_ type: T.Type, binding: ObjectBinding) -> T {
-        let frame = current
-        frame.handleBinding = binding
-        frame.handleType = ObjectIdentifier(type)
-        frame.handleOrdinals = 0
+        let frame = unretainedCurrent
+        frame._withUnsafeGuaranteedRef { frame in
+            frame.clearHandle()
+            frame.handleBinding = binding
+            frame.handleType = ObjectIdentifier(type)
+            frame.handleOrdinals = 0
+        }
         let object = type.init()
-        frame.handleBinding = nil
-        frame.handleType = nil
+        frame._withUnsafeGuaranteedRef { $0.clearHandle() }
         return object
     }
 
-    /// The binding of the handle being made, if `type` is its type; clears it.
-    static func takeHandleBinding(for type: ObjectBase.Type) -> ObjectBinding? {
-        withCurrent { frame in
-            guard let binding = frame.handleBinding, frame.handleType == ObjectIdentifier(type) else { return nil }
-            frame.handleBinding = nil
-            frame.handleType = nil
+    /// Makes a live managed handle of `type` on object `key` of `table`, a
+    /// table of `store`; `snapshot` is its record in the published state
+    /// numbered `sequence` (`0`: none, see `ObjectBase.liveSnapshot`).
+    ///
+    /// The location goes into the instance itself, not into an
+    /// ``ObjectBinding``: one allocation and one free fewer per handle, and
+    /// the table and store are not retained and released through a
+    /// binding (the binding cost about 340 instructions to make and 240 to
+    /// free, callgrind, W3, 2026-11-23).
+    static func makeLiveHandle<T: ObjectBase>(_ type: T.Type, store: Store, table: TableBinding, key: ObjectKey,
+                                              snapshot: consuming ObjectRecord?, sequence: UInt64) -> T {
+        let frame = unretainedCurrent
+        // A handle made by a model's property initialiser while another is
+        // being made replaces it (the outer instance is then not a handle).
+        let slot = frame._withUnsafeGuaranteedRef { frame in
+            frame.clearHandle()
+            return frame.handleSnapshot
+        }
+        slot.initialize(to: consume snapshot)
+        frame._withUnsafeGuaranteedRef { frame in
+            frame.handleType = ObjectIdentifier(type)
             frame.handleOrdinals = 0
-            return binding
+            frame.handleStore = Unmanaged.passRetained(store)
+            frame.handleTable = Unmanaged.passUnretained(table)
+            frame.handleKey = key
+            frame.handleSequence = sequence
+        }
+        let object = type.init()
+        frame._withUnsafeGuaranteedRef { $0.clearHandle() }
+        return object
+    }
+
+    /// Forgets the handle being made if its `ObjectBase.init` did not take
+    /// it (a safety net: it always does, unless a model's property
+    /// initialiser made another handle meanwhile), so that the next object
+    /// made on this thread does not count ordinals and the frame keeps no
+    /// store.
+    @inline(__always)
+    private func clearHandle() {
+        guard handleType != nil else { return }
+        handleType = nil
+        handleBinding = nil
+        if handleTable != nil {
+            handleTable = nil
+            handleStore.take()?.release()
+            handleSnapshot.deinitialize(count: 1)
+        }
+    }
+
+    /// What `ObjectBase.init` of an instance of `type` takes from the frame.
+    enum Handle {
+        /// A live handle: the location to keep in the instance (the store
+        /// retained for it).
+        case live(store: Unmanaged<Store>, table: Unmanaged<TableBinding>, key: ObjectKey, snapshot: ObjectRecord?, sequence: UInt64)
+        /// A handle bound by `binding` (a frozen one).
+        case bound(ObjectBinding)
+    }
+
+    /// The handle being made, if `type` is its type; clears it.
+    @inline(__always)
+    static func takeHandle(for type: ObjectBase.Type) -> Handle? {
+        unretainedCurrent._withUnsafeGuaranteedRef { frame in
+            guard frame.handleType == ObjectIdentifier(type) else { return nil }
+            frame.handleType = nil
+            if let table = frame.handleTable {
+                frame.handleTable = nil
+                return .live(store: frame.handleStore.take().unsafelyUnwrapped, table: table, key: frame.handleKey,
+                             snapshot: frame.handleSnapshot.move(), sequence: frame.handleSequence)
+            }
+            return .bound(frame.handleBinding.take().unsafelyUnwrapped)
         }
     }
     /// An instance Chronicle makes for itself — a managed handle, a schema
@@ -163,7 +306,7 @@ final class ConstructionFrame {
     /// ``makeInternal(_:)``.
     static var isMakingInternalInstance: Bool {
         let frame = current
-        return frame.isInternal || frame.handleBinding != nil
+        return frame.isInternal || frame.handleType != nil
     }
 
     /// Takes every value registered since the last take, moved into new
@@ -191,4 +334,12 @@ struct PersistedOptions: Sendable, Hashable {
     var isPrimaryKey = false
     var isIndexed = false
     var originProperty: String?
+}
+
+/// ``ConstructionFrame/handleOrdinal()``, for the `@Persisted` wrappers'
+/// inlined initialisers: a free function, because a static method was
+/// called through a thunk that dropped its unused metatype argument.
+@usableFromInline
+func constructionHandleOrdinal() -> Int {
+    ConstructionFrame.handleOrdinal()
 }

@@ -1,8 +1,13 @@
-/// What makes an ``ObjectBase`` instance managed (or a key-path recorder).
+import Synchronization
+
+/// What makes an ``ObjectBase`` instance managed when its location is not
+/// in the instance: a frozen handle, an unmanaged instance made managed by
+/// `add`, a key-path recorder. (A live handle Chronicle makes keeps its
+/// location in the instance, see `ObjectBase.liveStore`.)
 final class ObjectBinding: Sendable {
     enum Kind: Sendable {
         /// A handle on an object of a store; `frozen` pins it to one state.
-        case managed(TableBinding, ObjectKey, frozen: StoreState?)
+        case managed(TableBinding, ObjectKey, frozen: FrozenState?)
         /// A throwaway instance that records which properties a key path reads.
         case recording(KeyPathRecorder, prefix: [String])
     }
@@ -17,19 +22,16 @@ final class ObjectBinding: Sendable {
     /// A managed object keeps its store alive (its table binding references
     /// the store unowned).
     let store: Store?
-    /// For a live binding made while reading a published state: the
-    /// object's record in that state, and the state's publication sequence
-    /// (`0`: none). While the store still publishes that state, a property
-    /// read takes its value from here — one atomic load instead of the
-    /// store's lock and a trie walk (iterating `Results` makes a handle per
-    /// element and reads it at once). Only the record is kept, never the
-    /// state: a long-lived handle pins no old version.
     /// `store`, unretained, for the read fast path (`store` keeps it alive;
     /// going through the table's `unowned` reference cost a strong retain
     /// and release of the store per read).
     private let liveStore: Unmanaged<Store>?
-    let snapshot: ObjectRecord?
-    let snapshotSequence: UInt64
+    /// Set when the write that added the (until then unmanaged) instance
+    /// this binding made managed was rolled back: the binding cannot be
+    /// undone, so the next `add` creates the object at the key it was bound
+    /// to, from its unmanaged values. Here, not in the instance: only such
+    /// an instance can have it set.
+    let addWasRolledBack = Atomic<Bool>(false)
 
     /// The fast path of a managed property read: for a live binding, the
     /// value of the property at `ordinal` as reads see it now, and its
@@ -40,8 +42,7 @@ final class ObjectBinding: Sendable {
     /// reference count: the binding is kept alive by its object, the table
     /// and store by the binding.
     ///
-    /// - Complexity: O(1) while the state the handle was made from is still
-    ///   the published one; otherwise an O(log n) look-up under the store's lock.
+    /// - Complexity: O(log n), a look-up under the store's lock.
     @inline(never)
     func liveValue(ordinal: Int) -> (PersistedValue, Int)? {
         // Unmanaged references and no `if let` of the record: each binding
@@ -51,29 +52,37 @@ final class ObjectBinding: Sendable {
         let property = liveTable._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
         guard property >= 0 else { return nil }
         let store = liveStore.unsafelyUnwrapped
-        if snapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(snapshotSequence) }) {
-            return (snapshot.unsafelyUnwrapped.values[property], property)
-        }
         let table = liveTable._withUnsafeGuaranteedRef { $0.index }
         guard let record = store._withUnsafeGuaranteedRef({ $0.readableRecord(table: table, key: liveKey) }) else { return nil }
         return (record.values[property], property)
     }
 
-    init(_ kind: Kind, snapshot: ObjectRecord? = nil, sequence: UInt64 = 0) {
+    init(_ kind: Kind) {
         self.kind = kind
         if case .managed(let table, _, _) = kind { store = table.store } else { store = nil }
         liveStore = store.map { Unmanaged.passUnretained($0) }
         if case .managed(let table, let key, nil) = kind {
             liveTable = Unmanaged.passUnretained(table)
             liveKey = key
-            self.snapshot = snapshot
-            snapshotSequence = snapshot == nil ? 0 : sequence
         } else {
             liveTable = nil
             liveKey = ObjectKey(0)
-            self.snapshot = nil
-            snapshotSequence = 0
         }
+    }
+}
+
+/// A frozen state, shared by reference: by a frozen handle's binding, the
+/// read contexts it makes and the collections they make.
+///
+/// A read context holding the state itself (`StoreState?`, four words) was
+/// destroyed after every property read, live ones included, by an outlined
+/// call the optimiser could not drop (about 25 of a live read's 224
+/// instructions, callgrind, W3); a `nil` reference needs no destroying.
+final class FrozenState: Sendable {
+    let state: StoreState
+
+    init(_ state: StoreState) {
+        self.state = state
     }
 }
 
@@ -89,18 +98,20 @@ public struct _ReadContext {
     let ordinal: Int
     // No `state`: no conversion reads it, and building and destroying one
     // more state copy per property read cost about a third of the read.
-    let frozen: StoreState?
+    let frozenState: FrozenState?
+    /// The state a frozen object is pinned to; `nil` for a live one.
+    var frozen: StoreState? { frozenState?.state }
 
-    init(table: TableBinding, key: ObjectKey, property: Int, ordinal: Int, frozen: StoreState?) {
+    init(table: TableBinding, key: ObjectKey, property: Int, ordinal: Int, frozen: FrozenState?) {
         self.init(unmanagedTable: Unmanaged.passUnretained(table), key: key, property: property, ordinal: ordinal, frozen: frozen)
     }
 
-    init(unmanagedTable: Unmanaged<TableBinding>, key: ObjectKey, property: Int, ordinal: Int, frozen: StoreState?) {
+    init(unmanagedTable: Unmanaged<TableBinding>, key: ObjectKey, property: Int, ordinal: Int, frozen: FrozenState?) {
         self.unmanagedTable = unmanagedTable
         self.key = key
         self.property = property
         self.ordinal = ordinal
-        self.frozen = frozen
+        frozenState = frozen
     }
 }
 

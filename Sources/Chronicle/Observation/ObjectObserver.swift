@@ -61,9 +61,3 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     }
 }
 
-extension Store {
-    /// The managed handle of dynamic type `type`.
-    func handle(_ type: ObjectBase.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> ObjectBase {
-        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
-    }
-}

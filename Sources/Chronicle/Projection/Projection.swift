@@ -40,7 +40,7 @@ open class Projection<Root: ObjectBase>: @unchecked Sendable {
 
 extension Projection: _ObjectProjecting {
     public static var _rootType: ObjectBase.Type { Root.self }
-    public static func _project(_ root: ObjectBase) -> Self {
+    public static func _project(_ root: consuming ObjectBase) -> Self {
         guard let root = root as? Root else {
             preconditionFailure("Chronicle: a \(Self.self) projects \(Root.self), not \(type(of: root))")
         }

@@ -35,6 +35,10 @@ public final class Store: Sendable {
     private let owner = Atomic<UInt>(0)
     private let slot = TransactionSlot()
     private let bindings = Locked<[ObjectIdentifier: TableBinding]>([:])
+    /// Every table binding this store made, kept for the store's life: one
+    /// per class and schema it was bound in, so a few. Taken only when
+    /// `bindings` has no current one (under its lock).
+    private let madeBindings = Locked<[TableBinding]>([])
     /// Per table, the lowest object key no write of this process handed out
     /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
     let keyHighWater = Locked<[Int: Int64]>([:])
@@ -202,7 +206,18 @@ public final class Store: Sendable {
         return bindings.withLock { bindings in
             if let cached = bindings[id], Self.isCurrent(cached, in: state) { return cached }
             guard let index = state.tableIndex(named: metadata.name) else { return nil }
-            let binding = TableBinding(store: self, index: index, metadata: metadata, schema: state.schema[index])
+            // A binding once made is kept for the store's life (a live handle
+            // holds its table unretained, see `ObjectBase.liveTable`), and
+            // reused when its schema is current again: reading alternately
+            // from states of different schemas makes no new binding.
+            let binding = madeBindings.withLock { made in
+                if let earlier = made.first(where: { ObjectIdentifier($0.metadata.type) == id && Self.isCurrent($0, in: state) }) {
+                    return earlier
+                }
+                let binding = TableBinding(store: self, index: index, metadata: metadata, schema: state.schema[index])
+                made.append(binding)
+                return binding
+            }
             bindings[id] = binding
             return binding
         }
@@ -227,37 +242,50 @@ public final class Store: Sendable {
             && state.schema[binding.index].name == binding.metadata.name
     }
 
-    /// A managed handle on the object `key` of `type`'s table.
-    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, frozen: StoreState?) -> T {
-        let state = frozen ?? readableState()
+    /// A managed handle on the object `key` of `type`'s table, frozen in
+    /// `frozenState` if it is not `nil`.
+    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, frozenState: FrozenState?) -> T {
+        let state = frozenState?.state ?? readableState()
         guard let table = tableBinding(for: type, in: state) else {
             preconditionFailure("Chronicle: the journal has no table for \(type)")
         }
-        return handle(type, table: table, key: key, frozen: frozen)
+        return handle(type, table: table, key: key, frozenState: frozenState)
     }
 
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
-        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen)))
+        handle(type, table: table, key: key, frozenState: frozen.map(FrozenState.init))
+    }
+
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?) -> T {
+        if let frozenState {
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozenState)))
+        }
+        return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, sequence: 0)
     }
 
     /// A handle on object `key`, found in `state`. When `state` is the
     /// published state numbered `sequence` (not `0`), the handle remembers
     /// the object's record and reads it without the lock until the next
-    /// commit (see ``ObjectBinding/snapshot``). O(log n): one look-up now
+    /// commit (see ``ObjectBase/liveSnapshot``). O(log n): one look-up now
     /// saves one per property read.
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?,
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?,
                                in state: StoreState, sequence: UInt64) -> T {
-        let snapshot = frozen == nil && sequence != 0 ? state.object(table: table.index, key: key) : nil
-        return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozen),
-                                                                         snapshot: snapshot, sequence: sequence))
+        if let frozenState {
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozenState)))
+        }
+        let snapshot = sequence != 0 ? state.object(table: table.index, key: key) : nil
+        let snapshotSequence = snapshot == nil ? 0 : sequence
+        return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key,
+                                                snapshot: consume snapshot, sequence: snapshotSequence)
     }
 
     /// A live handle on object `key`, whose record in the published state
     /// numbered `sequence` is `snapshot`.
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey,
-                               snapshot: ObjectRecord, sequence: UInt64) -> T {
-        ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: nil),
-                                                                  snapshot: snapshot, sequence: sequence))
+                               snapshot: consuming ObjectRecord, sequence: UInt64) -> T {
+        // `consuming`, so that the caller's copy becomes the handle's
+        // without another retain and release.
+        ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: consume snapshot, sequence: sequence)
     }
 
     // MARK: Writes
@@ -456,7 +484,7 @@ public final class Store: Sendable {
         guard let table else { return nil }
         guard let primitive = key._primaryKeyValue,
               let objectKey = state.key(table: table.index, primaryKey: primitive) else { return nil }
-        return handle(type, table: table, key: objectKey, frozen: frozen, in: state, sequence: sequence)
+        return handle(type, table: table, key: objectKey, frozenState: frozen.map(FrozenState.init), in: state, sequence: sequence)
     }
 
     private static let integerTypes: Set<PropertyType> = [.int, .int8, .int16, .int32, .int64]

@@ -149,7 +149,7 @@ final class Transaction: @unchecked Sendable {
     /// bound to keys that do not exist (reads trap with a message, and
     /// `isInvalidated` is true) until they are added again.
     func rollBack() {
-        for object in newlyBound { object.addWasRolledBack.store(true, ordering: .releasing) }
+        for object in newlyBound { object.binding.load()?.addWasRolledBack.store(true, ordering: .releasing) }
     }
 
     /// Adds an unmanaged object (and the unmanaged objects it links to),
@@ -163,7 +163,7 @@ final class Transaction: @unchecked Sendable {
                          "Chronicle: this \(location.table.metadata.name) belongs to another store; add an unmanaged copy instead")
             precondition(location.frozen == nil,
                          "Chronicle: a frozen \(location.table.metadata.name) cannot be added; thaw() it first")
-            guard object.addWasRolledBack.load(ordering: .acquiring),
+            guard object.addWasRolledBack,
                   state.object(table: location.table.index, key: location.key) == nil,
                   !inProgress.contains(TableKey(table: location.table.index, key: location.key)) else {
                 return location.key
@@ -175,7 +175,7 @@ final class Transaction: @unchecked Sendable {
         if rolledBackKey != nil {
             precondition(object.location?.table.index == table.index,
                          "Chronicle: this \(table.metadata.name) was added by a write that rolled back, and its table changed since; add a new instance instead")
-            object.addWasRolledBack.store(false, ordering: .releasing)
+            object.binding.load()?.addWasRolledBack.store(false, ordering: .releasing)
             newlyBound.append(object)
         }
         let metadata = table.metadata
@@ -283,7 +283,7 @@ final class Transaction: @unchecked Sendable {
     /// object if it is unmanaged.
     func linkKey(for object: ObjectBase) -> ObjectKey? {
         if let location = object.location, location.table.metadata.isEmbedded, location.frozen == nil,
-           !object.addWasRolledBack.load(ordering: .acquiring) {
+           !object.addWasRolledBack {
             preconditionFailure("Chronicle: this \(location.table.metadata.name) is an embedded object that already has a parent; assign a new, unmanaged \(location.table.metadata.name) instead")
         }
         return add(object, update: .error)
