@@ -82,6 +82,33 @@ struct ObservationTests {
         #expect(Self.names(await all.next()) == ["lastName"])
     }
 
+    /// A nested observer is filed under every object it watches; a commit
+    /// that changes two of them must wake it once, with one change.
+    @Test func anObserverMatchedThroughTwoObjectsIsWokenOnce() async throws {
+        let store = try scratchStore()
+        let owner = Employee()
+        let rex = Dog()
+        let fido = Dog()
+        owner.dogs.append(rex)
+        owner.dogs.append(fido)
+        try store.write { store.add(owner) }
+        let stream = try owner.changes(keyPaths: ["dogs.name"])
+        let buffer = stream.subscription.observer.buffer
+        let consumer = Task {
+            var iterator = stream.makeAsyncIterator()
+            return await iterator.next()
+        }
+        while !buffer.hasWaiter { await Task.yield() }
+        try store.write {
+            rex.name = "Rex"
+            fido.name = "Fido"
+        }
+        let change = await consumer.value
+        guard case .change(_, let properties)? = change else { Issue.record("no change"); return }
+        #expect(properties.map(\.name) == ["dogs"])
+        #expect(buffer.pendingCount == 0, "a second wake-up for the same commit")
+    }
+
     @Test func nestedPathsFollowLinksAndLists() async throws {
         let store = try scratchStore()
         let owner = Employee()

@@ -100,4 +100,6 @@ final class ObjectChangeBuffer: Sendable {
     }
 
     var pendingCount: Int { state.withLock { $0.pending.count } }
+    /// Whether a consumer is waiting in ``next()`` (for tests).
+    var hasWaiter: Bool { state.withLock { $0.waiter != nil } }
 }

@@ -16,6 +16,12 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     /// than the check (recomputing the interest each commit made an update
     /// of an unobserved property 40% dearer with 1,000 observers).
     private let hasNestedPaths: Bool
+    /// The interest of an observer without nested paths, made once: each
+    /// commit returns this same value, whose set the registry then finds
+    /// equal to the one it holds by identity, without hashing (a new set
+    /// per commit was an allocation, a hash and a comparison per matched
+    /// observer).
+    private let ownInterest: ObserverInterest
 
     init(table: TableBinding, key: ObjectKey, properties: [ObservedProperty], baselineVersion: UInt64, element: T) {
         self.table = table
@@ -24,10 +30,12 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
         self.baselineVersion = baselineVersion
         self.element = element
         hasNestedPaths = properties.contains { $0.dependencies.contains { $0.count > 1 } }
+        ownInterest = ObserverInterest(objects: [TableKey(table: table.index, key: key)])
     }
 
     /// The object itself, plus every object its nested paths pass through.
     func interest(in state: StoreState) -> ObserverInterest {
+        guard hasNestedPaths else { return ownInterest }
         var objects: Set<TableKey> = [TableKey(table: table.index, key: key)]
         for property in properties {
             for path in property.dependencies where path.count > 1 {
@@ -57,7 +65,7 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
             reported.append(PropertyChange(name: property.name, oldValue: property.read(before), newValue: property.read(after)))
         }
         if !reported.isEmpty { buffer.deliver(reported) }
-        return hasNestedPaths ? interest(in: new) : ObserverInterest(objects: [TableKey(table: table.index, key: key)])
+        return interest(in: new)
     }
 }
 
