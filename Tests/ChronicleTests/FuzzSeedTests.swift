@@ -170,6 +170,45 @@ struct FuzzSeedTests {
         }
     }
 
+    /// The `checkpoint` target's input: the journal's length (UInt32,
+    /// little-endian), the journal, then a checkpoint file of it.
+    static func checkpointInput(journal: [UInt8], checkpoint: [UInt8]) -> [UInt8] {
+        withUnsafeBytes(of: UInt32(journal.count).littleEndian) { Array($0) } + journal + checkpoint
+    }
+
+    /// The `checkpoint` target's seeds: each committed journal seed with a
+    /// checkpoint of its folded state, which decodes to a state that keeps
+    /// the invariants. `CHRONICLE_WRITE_FUZZ_SEEDS=1` rewrites them (from the
+    /// committed journal seeds, so they change only when those do).
+    @Test func checkpointSeedsAreCheckpointsOfTheJournalSeeds() throws {
+        let directory = Self.corpus.appendingPathComponent("checkpoint")
+        let writing = ProcessInfo.processInfo.environment["CHRONICLE_WRITE_FUZZ_SEEDS"] == "1"
+        var made = 0
+        for name in ["store.journal", "store-torn.journal"] {
+            let journalBytes = try JournalFixtures.bytes(Self.corpus.appendingPathComponent("journal/seed-\(name)"))
+            let journal = try Journal(bytes: journalBytes)
+            let state = try Store.fold(journal)
+            guard state.version > 0 else { continue }
+            var reader = journal.reader(from: state.version)
+            let commit = try #require(try reader.next())
+            let checkpoint = CheckpointFile.encode(state, journalID: journal.fileIdentifier, commit: commit)
+            guard case .success(let restored) = CheckpointFile.decode(checkpoint, journal: journal) else {
+                Issue.record("the checkpoint of \(name) was rejected")
+                continue
+            }
+            #expect(restored._invariantViolations().isEmpty, "\(name)")
+            let url = directory.appendingPathComponent("seed-\(name).checkpoint")
+            let input = Self.checkpointInput(journal: journalBytes, checkpoint: checkpoint)
+            if writing {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                try JournalFixtures.write(input, to: url)
+            }
+            #expect(try JournalFixtures.bytes(url) == input, "seed-\(name).checkpoint is stale: run scripts/fuzz-seeds")
+            made += 1
+        }
+        #expect(made == 2)
+    }
+
     /// The committed JSON Lines inputs: the exports import and export again
     /// to the same text, the malformed lines (and any regression input) are
     /// JSONLinesErrors or imports.
