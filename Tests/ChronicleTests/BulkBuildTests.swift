@@ -1,14 +1,6 @@
 import Testing
 @testable import Chronicle
 
-/// A key whose hash the test chooses, to force shared digits and whole-hash collisions.
-private struct ChosenHashKey: Hashable {
-    var id: Int
-    var hash: Int
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-}
-
 /// The tries' bulk builders (used to restore checkpoint files) must make
 /// exactly the tries that inserting the same entries makes.
 @Suite("Persistent maps: bulk building")

@@ -60,15 +60,7 @@ struct HandleTests {
     // These check that what they read is always what a fresh look-up reads.
 
     @Test func aRememberedRecordIsDroppedByTheNextCommit() throws {
-        let store = try scratchStore()
-        try store.write {
-            for id in 1...3 {
-                let greeter = Greeter()
-                greeter.id = id
-                greeter.name = "v1-\(id)"
-                store.add(greeter)
-            }
-        }
+        let store = try Self.storeWithGreeters(1...3) { "v1-\($0)" }
         let byKey = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))
         let fromIteration = Array(store.objects(Greeter.self))
         let fromSubscript = store.objects(Greeter.self)[1]
@@ -89,28 +81,27 @@ struct HandleTests {
         #expect(fromIteration[0].isInvalidated && byKey.isInvalidated)
     }
 
-    /// A store holding one greeter, id 1.
-    static func storeWithOneGreeter(named name: String) throws -> Store {
+    /// A store holding one greeter for each id of `ids`, named by `name`.
+    static func storeWithGreeters(_ ids: ClosedRange<Int>, name: (Int) -> String) throws -> Store {
         let store = try scratchStore()
         try store.write {
-            let greeter = Greeter()
-            greeter.id = 1
-            greeter.name = name
-            store.add(greeter)
+            for id in ids {
+                let greeter = Greeter()
+                greeter.id = id
+                greeter.name = name(id)
+                store.add(greeter)
+            }
         }
         return store
     }
 
+    /// A store holding one greeter, id 1.
+    static func storeWithOneGreeter(named name: String) throws -> Store {
+        try storeWithGreeters(1...1) { _ in name }
+    }
+
     @Test func everyWayOfIteratingGivesHandlesThatReadTheirOwnObject() throws {
-        let store = try scratchStore()
-        try store.write {
-            for id in 1...200 {
-                let greeter = Greeter()
-                greeter.id = id
-                greeter.name = "n\(id % 7)-\(id)"
-                store.add(greeter)
-            }
-        }
+        let store = try Self.storeWithGreeters(1...200) { "n\($0 % 7)-\($0)" }
         let all = store.objects(Greeter.self)
         let queries: [Results<Greeter>] = [
             all,                                                        // unfiltered scan

@@ -1,15 +1,6 @@
 import Testing
 @testable import Chronicle
 
-/// A key whose hash collides on purpose, to exercise collision nodes and
-/// deep shared prefixes.
-private struct PoorKey: Hashable {
-    var id: Int
-    var bucket: Int
-    static func == (a: PoorKey, b: PoorKey) -> Bool { a.id == b.id }
-    func hash(into hasher: inout Hasher) { hasher.combine(bucket) }
-}
-
 @Suite("PersistentHashMap")
 struct PersistentHashMapTests {
     @Test func emptyMap() {
@@ -47,11 +38,11 @@ struct PersistentHashMapTests {
     @Test(arguments: [UInt64(21), 22])
     func collidingKeysMatchDictionary(seed: UInt64) {
         var rng = SplitMix64(seed: seed)
-        var map = PersistentHashMap<PoorKey, Int>()
-        var model: [PoorKey: Int] = [:]
+        var map = PersistentHashMap<ChosenHashKey, Int>()
+        var model: [ChosenHashKey: Int] = [:]
         for step in 0..<3000 {
             let id = Int.random(in: 0..<200, using: &rng)
-            let key = PoorKey(id: id, bucket: id % 5)
+            let key = ChosenHashKey(id: id, hash: id % 5)
             if step > 2000 || Bool.random(using: &rng) {
                 #expect(map.removeValue(forKey: key) == model.removeValue(forKey: key))
             } else {

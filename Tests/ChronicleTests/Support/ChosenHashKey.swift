@@ -1,0 +1,8 @@
+/// A key whose hash the test chooses, to force shared digits, deep shared
+/// prefixes and whole-hash collisions in the hash tries.
+struct ChosenHashKey: Hashable {
+    var id: Int
+    var hash: Int
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.id == rhs.id }
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+}
