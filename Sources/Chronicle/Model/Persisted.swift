@@ -34,45 +34,47 @@ public struct Persisted<Value: _PersistableProperty>: Sendable {
     /// A property whose initial value is its type's default
     /// (`0`, `""`, `nil`, an empty collection…).
     @inlinable public init() {
-        let ordinal = constructionHandleOrdinal()
-        self.ordinal = ordinal >= 0 ? ordinal
-            : ConstructionFrame.registerDefault(Value.self, primaryKey: false, indexed: false)
+        ordinal = Self.ordinal(primaryKey: false, indexed: false)
     }
 
     /// A property with an initial value: `@Persisted var name = "Fido"`.
     @inlinable public init(wrappedValue: Value) {
-        let ordinal = constructionHandleOrdinal()
-        self.ordinal = ordinal >= 0 ? ordinal
-            : ConstructionFrame.register(wrappedValue, primaryKey: false, indexed: false)
+        ordinal = Self.ordinal(wrappedValue, primaryKey: false, indexed: false)
     }
 
     /// A primary-key (or, with `false`, an ordinary) property. Primary keys
     /// may be `Int`, `String`, `UUID` or ``ObjectId``; a type has at most one.
     @inlinable public init(primaryKey: Bool) {
-        let ordinal = constructionHandleOrdinal()
-        self.ordinal = ordinal >= 0 ? ordinal
-            : ConstructionFrame.registerDefault(Value.self, primaryKey: primaryKey, indexed: false)
+        ordinal = Self.ordinal(primaryKey: primaryKey, indexed: false)
     }
 
     /// A primary-key property with an initial value.
     @inlinable public init(wrappedValue: Value, primaryKey: Bool) {
-        let ordinal = constructionHandleOrdinal()
-        self.ordinal = ordinal >= 0 ? ordinal
-            : ConstructionFrame.register(wrappedValue, primaryKey: primaryKey, indexed: false)
+        ordinal = Self.ordinal(wrappedValue, primaryKey: primaryKey, indexed: false)
     }
 
     /// An indexed property: equality queries on it use an index instead of a scan.
     @inlinable public init(indexed: Bool) {
-        let ordinal = constructionHandleOrdinal()
-        self.ordinal = ordinal >= 0 ? ordinal
-            : ConstructionFrame.registerDefault(Value.self, primaryKey: false, indexed: indexed)
+        ordinal = Self.ordinal(primaryKey: false, indexed: indexed)
     }
 
     /// An indexed property with an initial value.
     @inlinable public init(wrappedValue: Value, indexed: Bool) {
+        ordinal = Self.ordinal(wrappedValue, primaryKey: false, indexed: indexed)
+    }
+
+    /// The ordinal of a wrapper whose initial value is its type's default:
+    /// counted when a handle is being made, else registered with the default.
+    @inlinable static func ordinal(primaryKey: Bool, indexed: Bool) -> Int {
         let ordinal = constructionHandleOrdinal()
-        self.ordinal = ordinal >= 0 ? ordinal
-            : ConstructionFrame.register(wrappedValue, primaryKey: false, indexed: indexed)
+        return ordinal >= 0 ? ordinal : ConstructionFrame.registerDefault(Value.self, primaryKey: primaryKey, indexed: indexed)
+    }
+
+    /// The ordinal of a wrapper with an initial value: counted when a
+    /// handle is being made, else registered with `initial`.
+    @inlinable static func ordinal(_ initial: Value, primaryKey: Bool, indexed: Bool) -> Int {
+        let ordinal = constructionHandleOrdinal()
+        return ordinal >= 0 ? ordinal : ConstructionFrame.register(initial, primaryKey: primaryKey, indexed: indexed)
     }
 
     /// Unavailable: reads and writes go through the enclosing instance.
