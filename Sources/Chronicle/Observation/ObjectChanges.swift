@@ -101,7 +101,7 @@ extension _ObjectProjecting {
         let store = location.table.store
         let observer = store.observers.register(store: store) { state in
             let observer = ObjectObserver(table: location.table, key: location.key, properties: properties,
-                                          baselineVersion: state.version, element: self)
+                                          baselineVersion: state.version, element: self, in: state)
             return (observer, observer.interest(in: state))
         }
         let subscription = ObservationSubscription(observer: observer, registry: store.observers) { [buffer = observer.buffer] in

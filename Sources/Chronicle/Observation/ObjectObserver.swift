@@ -23,14 +23,31 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     /// observer).
     private let ownInterest: ObserverInterest
 
-    init(table: TableBinding, key: ObjectKey, properties: [ObservedProperty], baselineVersion: UInt64, element: T) {
+    /// An observer of object `key`, whose properties resolve against `state`.
+    init(table: TableBinding, key: ObjectKey, properties: [ObservedProperty], baselineVersion: UInt64, element: T,
+         in state: StoreState) {
         self.table = table
         self.key = key
         self.properties = properties
         self.baselineVersion = baselineVersion
         self.element = element
         hasNestedPaths = properties.contains { $0.dependencies.contains { $0.count > 1 } }
-        ownInterest = ObserverInterest(objects: [TableKey(table: table.index, key: key)])
+        ownInterest = ObserverInterest(objects: [TableKey(table: table.index, key: key)],
+                                       properties: Self.propertyMask(properties, table: table.index, in: state))
+    }
+
+    /// The footprint bits of the observed properties, so that the registry
+    /// skips commits that set none of them; `nil` (any change) when a path
+    /// crosses a link or a name does not resolve.
+    private static func propertyMask(_ properties: [ObservedProperty], table: Int, in state: StoreState) -> UInt64? {
+        var mask: UInt64 = 0
+        for property in properties {
+            for path in property.dependencies {
+                guard path.count == 1, let (index, _) = ChangePaths.resolve(path[0], table: table, in: state) else { return nil }
+                mask |= ChangeFootprint.bit(index)
+            }
+        }
+        return mask
     }
 
     /// The object itself, plus every object its nested paths pass through.

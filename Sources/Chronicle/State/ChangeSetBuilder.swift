@@ -33,6 +33,15 @@ public struct ChangeSetBuilder: Sendable {
 
     /// Whether changes are recorded; a fold nobody observes skips the bookkeeping.
     private let recording: Bool
+    /// The coarse summary of what was recorded, without the schema flag.
+    private var recordedFootprint = ChangeFootprint()
+
+    /// What was recorded, coarsely: see ``ChangeFootprint``. O(1).
+    var footprint: ChangeFootprint {
+        var footprint = recordedFootprint
+        if schemaChanged { footprint.isStructural = true }
+        return footprint
+    }
 
     /// An empty builder.
     public init() { recording = true }
@@ -71,6 +80,7 @@ public struct ChangeSetBuilder: Sendable {
     /// insertion is only appended to the order, with no hashing: O(1).
     mutating func created(_ object: TableKey, record: ObjectRecord, fresh: Bool) {
         guard recording else { return }
+        recordedFootprint.isStructural = true
         if fresh {
             if freshFloor.count <= object.table {
                 freshFloor.append(contentsOf: repeatElement(.max, count: object.table + 1 - freshFloor.count))
@@ -103,6 +113,7 @@ public struct ChangeSetBuilder: Sendable {
         var fresh = false
         var entry = touchExisting(object, fresh: &fresh)
         guard entry.existedBefore else { return }  // an insertion carries its final record
+        recordedFootprint.modified(table: object.table, property: property)
         if let index = entry.deltas.firstIndex(where: { $0.property == property }) {
             if entry.deltas[index].oldValue == new {
                 entry.deltas.remove(at: index)
@@ -117,6 +128,7 @@ public struct ChangeSetBuilder: Sendable {
 
     mutating func deleted(_ object: TableKey, record: ObjectRecord) {
         guard recording else { return }
+        recordedFootprint.isStructural = true
         var fresh = false
         var entry = touchExisting(object, fresh: &fresh)
         if fresh { freshTouched += 1 }

@@ -373,7 +373,8 @@ public final class Store: Sendable {
         checkpoints.didFold(state, events: commit.events.count)
         checkpointFile.didCommit(events: commit.events.count)
         finish()
-        observers.dispatch(building: { changes.build(version: commit.version) }, old: base, new: state)
+        observers.dispatch(building: { changes.build(version: commit.version) }, footprint: changes.footprint,
+                           old: base, new: state)
         writer.unlock()
         do {
             try journal.waitUntilDurable(ticket)
