@@ -44,16 +44,37 @@ struct SortColumns {
             var prefixes: [UInt64] = []
             prefixes.reserveCapacity(strings.count)
             for string in strings {
-                var prefix: UInt64 = 0
-                var taken = 0
-                for byte in string.utf8 {
-                    guard byte < 0x80 else { return nil }
-                    if taken < 8 { prefix |= UInt64(byte) << UInt64(56 - 8 * taken) }
-                    taken += 1
-                }
+                // Through the contiguous UTF-8 (a native string's, or a
+                // small string's copied to the stack), eight bytes at a
+                // time: iterating `string.utf8` byte by byte cost about
+                // 150 instructions a string (callgrind, W3 sorted by name).
+                var string = string
+                let prefix = string.withUTF8 { Self.asciiPrefix(UnsafeRawBufferPointer($0)) }
+                guard let prefix else { return nil }
                 prefixes.append(prefix)
             }
             return prefixes
+        }
+
+        /// The first eight bytes of `bytes` as a big-endian integer, zero
+        /// padded, or `nil` unless every byte is ASCII. O(`bytes.count`).
+        static func asciiPrefix(_ bytes: UnsafeRawBufferPointer) -> UInt64? {
+            var highBits: UInt64 = 0
+            var prefix: UInt64 = 0
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                if offset == 0 { prefix = UInt64(bigEndian: word) }
+                highBits |= word
+                offset += 8
+            }
+            if offset < bytes.count {
+                var word: UInt64 = 0
+                withUnsafeMutableBytes(of: &word) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
+                if offset == 0 { prefix = UInt64(bigEndian: word) }
+                highBits |= word
+            }
+            return highBits & 0x8080_8080_8080_8080 == 0 ? prefix : nil
         }
 
         /// Every payload, or `nil` as soon as one value is of another case.
@@ -109,6 +130,9 @@ struct SortColumns {
 
     /// One per key, its direction applied, made once from the key's column.
     private let comparators: [Comparator]
+    /// With a single key whose column sorts by integers alone (ASCII
+    /// strings' prefixes, or integers), that column and its direction.
+    private let single: (column: Column, ascending: Bool)?
     /// How many rows each column has.
     let count: Int
 
@@ -118,10 +142,9 @@ struct SortColumns {
     /// - Complexity: O(*n* × *k*) value reads for *n* rows and *k* keys.
     init(keys: [SortKey], count: Int, value: (_ row: Int, _ key: Int) -> PersistedValue?) {
         self.count = count
-        comparators = keys.indices.map { key in
-            let column = Column((0..<count).map { row in value(row, key) ?? .null })
-            return Comparator(compare: column.comparator(ascending: keys[key].ascending))
-        }
+        let columns = keys.indices.map { key in Column((0..<count).map { row in value(row, key) ?? .null }) }
+        comparators = zip(columns, keys).map { Comparator(compare: $0.comparator(ascending: $1.ascending)) }
+        single = columns.count == 1 ? (columns[0], keys[0].ascending) : nil
     }
 
     /// How rows `a` and `b` compare under key `key`, its direction applied.
@@ -133,6 +156,33 @@ struct SortColumns {
     ///
     /// - Complexity: O(*n* log *n*) comparisons, each O(*k*).
     func sortedRows() -> [Int] {
+        // One key over ASCII strings or integers: the comparison inline in
+        // the sort, with no closure call (about 140 → 40 instructions a
+        // comparison, callgrind, W3 sorted by name).
+        if let (column, ascending) = single {
+            var rows = Array(0..<count)
+            switch column {
+            case .strings(let strings, let prefixes?):
+                rows.sort { a, b in
+                    let left = prefixes[a], right = prefixes[b]
+                    if left != right { return ascending ? left < right : right < left }
+                    let l = strings[a], r = strings[b]
+                    if ascending ? l < r : r < l { return true }
+                    if ascending ? r < l : l < r { return false }
+                    return a < b
+                }
+                return rows
+            case .integers(let integers):
+                rows.sort { a, b in
+                    let left = integers[a], right = integers[b]
+                    if left != right { return ascending ? left < right : right < left }
+                    return a < b
+                }
+                return rows
+            default:
+                break
+            }
+        }
         if comparators.count == 1 {
             // One key, the common case: one closure call a comparison.
             let compare = comparators[0].compare
