@@ -125,6 +125,50 @@ struct HandleTests {
         }
     }
 
+    // An iterator compiles its query once and resumes its scan every 64
+    // elements: every batch must read the state the iteration began with.
+    @Test func anIterationReadsOneStateAcrossItsBatches() throws {
+        let store = try Self.storeWithGreeters(1...400) { "n\($0 % 7)-\($0)" }
+        let all = store.objects(Greeter.self)
+        let even = (1...450).filter { $0 % 2 == 0 }
+        // Each query, the ids it matches, and those it matches after the change below.
+        let queries: [(Results<Greeter>, [Int], [Int])] = [
+            (all.filter(#Predicate { $0.id % 2 == 0 }),                          // translated
+             even.filter { $0 <= 400 }, even),
+            (all.filter(#Predicate { $0.id % 2 == 0 && $0.name.count > 5 }),     // partly opaque
+             even.filter { $0 >= 100 && $0 <= 400 }, even.filter { ($0 >= 100 && $0 <= 200) || $0 > 400 }),
+        ]
+        for (results, wanted, wantedAfter) in queries {
+            #expect(results.map(\.id) == wanted)
+            var iterator = results.makeIterator()
+            var ids: [Int] = []
+            while ids.count < 70, let next = iterator.next() { ids.append(next.id) }
+            // Renames the objects of the batches still to come so that the
+            // opaque filter rejects them, and adds some that would match:
+            // the iteration goes on in its own state.
+            try store.write {
+                for greeter in all where greeter.id > 200 { greeter.name = "x" }
+                for id in 401...450 {
+                    let greeter = Greeter()
+                    greeter.id = id
+                    greeter.name = "added-\(id)"
+                    store.add(greeter)
+                }
+            }
+            var rest: [Greeter] = []
+            while let next = iterator.next() { rest.append(next) }
+            #expect(ids + rest.map(\.id) == wanted)
+            // Its handles are live all the same.
+            #expect(rest.allSatisfy { $0.name == ($0.id > 200 ? "x" : "n\($0.id % 7)-\($0.id)") })
+            // The next iteration reads the new state.
+            #expect(results.map(\.id) == wantedAfter)
+            try store.write {
+                for greeter in all where greeter.id > 400 { store.delete(greeter) }
+                for greeter in all where greeter.id > 200 { greeter.name = "n\(greeter.id % 7)-\(greeter.id)" }
+            }
+        }
+    }
+
     @Test func insideAWriteARememberedRecordGivesWayToTheWrite() throws {
         let store = try Self.storeWithOneGreeter(named: "committed")
         let handle = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))

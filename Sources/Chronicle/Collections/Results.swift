@@ -220,6 +220,8 @@ extension Results: RandomAccessCollection {
         /// element (about 40 instructions, callgrind, W3).
         private let unretainedTable: Unmanaged<TableBinding>?
         private var evaluation = ResultsQuery<Element>.Evaluation(collectsRecords: true)
+        /// The query compiled against `state`, once for the whole iteration.
+        private var prepared: ResultsQuery<Element>.Prepared?
         private var index = 0
         private let batch = 64
 
@@ -241,7 +243,8 @@ extension Results: RandomAccessCollection {
             guard let unretainedTable, let state else { return nil }
             if index >= evaluation.keys.count {
                 unretainedTable._withUnsafeGuaranteedRef { table in
-                    query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation, needed: index + batch)
+                    query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation,
+                                   prepared: &prepared, needed: index + batch)
                 }
                 guard index < evaluation.keys.count else { return nil }
             }
