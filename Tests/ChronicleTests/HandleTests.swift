@@ -169,6 +169,75 @@ struct HandleTests {
         }
     }
 
+    // Each primitive type has its own read (`_get`), which converts the
+    // stored value itself and leaves every other case to the generic read.
+
+    /// Sets every primitive property of `object` from `n`.
+    static func fill(_ object: AllTypes, _ n: Int) {
+        object.bool = n % 2 == 1
+        object.int = n
+        object.int8 = Int8(n)
+        object.int16 = Int16(n * 100)
+        object.int32 = Int32(n * 10_000)
+        object.int64 = Int64(n) << 40
+        object.float = Float(n) / 4
+        object.double = Double(n) / 8
+        object.string = "s\(n)"
+        object.data = Data([UInt8(n), 1, 2])
+        object.date = Date(timeIntervalSinceReferenceDate: Double(n) * 1000)
+        object.uuid = UUID(uuidString: "00000000-0000-4000-8000-0000000000\(10 + n)")!
+        object.url = URL(string: "https://example.com/\(n)")!
+        object.decimal = Decimal(n) / 10
+        object.objectId = ObjectId(String(repeating: "0", count: 22) + "\(10 + n)")!
+        object.unit = BusinessUnitEnum.allCases[n % 3]
+    }
+
+    /// The primitive properties of `object`, as `fill(_:_:)` with `n` sets them.
+    static func primitives(_ object: AllTypes) -> [String] {
+        [
+            "\(object.bool)", "\(object.int)", "\(object.int8)", "\(object.int16)", "\(object.int32)", "\(object.int64)",
+            "\(object.float)", "\(object.double)", object.string, "\(Array(object.data))", "\(object.date)",
+            object.uuid.uuidString, object.url.absoluteString, "\(object.decimal)", "\(object.objectId)", object.unit.rawValue,
+        ]
+    }
+
+    static func primitives(_ n: Int) -> [String] {
+        let object = AllTypes()
+        fill(object, n)
+        return primitives(object)
+    }
+
+    @Test func everyPrimitiveTypeReadsLiveFrozenAndUnmanaged() throws {
+        let store = try scratchStore()
+        let added = AllTypes()
+        added.id = 1
+        Self.fill(added, 1)
+        #expect(Self.primitives(added) == Self.primitives(1), "unmanaged")
+        try store.write { store.add(added) }
+        let iterated = try #require(Array(store.objects(AllTypes.self)).first)
+        let byKey = try #require(store.object(ofType: AllTypes.self, forPrimaryKey: 1))
+        let frozen = byKey.freeze()
+        for object in [added, iterated, byKey, frozen] {
+            #expect(Self.primitives(object) == Self.primitives(1))
+        }
+        try store.write {
+            Self.fill(byKey, 2)
+            // Inside the write, the write's own values.
+            for object in [added, iterated, byKey] { #expect(Self.primitives(object) == Self.primitives(2)) }
+            #expect(Self.primitives(frozen) == Self.primitives(1))
+        }
+        for object in [added, iterated, byKey] { #expect(Self.primitives(object) == Self.primitives(2)) }
+        #expect(Self.primitives(frozen) == Self.primitives(1))
+        // The defaults, as a handle on a new object reads them.
+        try store.write {
+            let fresh = AllTypes()
+            fresh.id = 2
+            store.add(fresh)
+        }
+        let fresh = try #require(store.objects(AllTypes.self).filter(#Predicate { $0.id == 2 }).first)
+        #expect(fresh.int == 0 && fresh.string == "" && fresh.unit == .sales && !fresh.bool)
+    }
+
     @Test func insideAWriteARememberedRecordGivesWayToTheWrite() throws {
         let store = try Self.storeWithOneGreeter(named: "committed")
         let handle = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))

@@ -193,6 +193,34 @@ open class ObjectBase: @unchecked Sendable {
         return (record.values[property], property)
     }
 
+    /// The value of the property at `ordinal` as a live managed object's
+    /// reads see it now, or `nil` when the generic read must answer
+    /// (unmanaged, recording, frozen, a computed property, a deleted
+    /// object): the fast path of ``_PersistableProperty/_get(_:ordinal:)``
+    /// for primitive types, which need no read context.
+    ///
+    /// Not generic, and the value is returned owned, so that a type's
+    /// conversion can take it over (a `String` without another retain).
+    ///
+    /// - Complexity: O(1) while the state a live handle was made from is
+    ///   still the published one; otherwise O(log n) under the store's lock.
+    @inline(never)
+    final func currentValue(ordinal: Int) -> PersistedValue? {
+        if liveTable != nil {
+            let table = liveTable.unsafelyUnwrapped
+            let property = table._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
+            guard property >= 0 else { return nil }
+            let store = liveStore.unsafelyUnwrapped
+            if liveSnapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
+                return liveSnapshot.unsafelyUnwrapped.values[property]
+            }
+            let index = table._withUnsafeGuaranteedRef { $0.index }
+            return store._withUnsafeGuaranteedRef { $0.readableRecord(table: index, key: liveKey) }?.values[property]
+        }
+        guard let bits = binding.loadUnmanaged() else { return nil }
+        return bits._withUnsafeGuaranteedRef { $0.liveValue(ordinal: ordinal)?.0 }
+    }
+
     /// Unmanaged, recording, frozen, computed (linking objects) and deleted objects.
     @inline(never)
     private func readPropertySlowly<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
