@@ -113,11 +113,11 @@ extension _PrimitivePersistable {
 /// stored value out and destroyed it once more (about 110 of a read's 200
 /// instructions, callgrind, W3).
 ///
-/// - Complexity: that of ``ObjectBase/currentValue(ordinal:)``.
+/// - Complexity: that of ``ObjectBase/withCurrentValue(ordinal:_:)``.
 @inline(__always)
 func readPrimitive<T: _PrimitivePersistable>(_ object: ObjectBase, ordinal: Int) -> T {
-    guard let value = object.currentValue(ordinal: ordinal) else { return object.readProperty(ordinal: ordinal, as: T.self) }
-    return T(_primitive: value) ?? T._zero
+    if let value = object.withCurrentValue(ordinal: ordinal, { T(_primitive: $0.pointee) ?? T._zero }) { return value }
+    return object.readProperty(ordinal: ordinal, as: T.self)
 }
 
 extension Bool: _PrimitivePersistable {
