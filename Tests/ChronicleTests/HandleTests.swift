@@ -125,6 +125,119 @@ struct HandleTests {
         }
     }
 
+    // An iterator compiles its query once and resumes its scan every 64
+    // elements: every batch must read the state the iteration began with.
+    @Test func anIterationReadsOneStateAcrossItsBatches() throws {
+        let store = try Self.storeWithGreeters(1...400) { "n\($0 % 7)-\($0)" }
+        let all = store.objects(Greeter.self)
+        let even = (1...450).filter { $0 % 2 == 0 }
+        // Each query, the ids it matches, and those it matches after the change below.
+        let queries: [(Results<Greeter>, [Int], [Int])] = [
+            (all.filter(#Predicate { $0.id % 2 == 0 }),                          // translated
+             even.filter { $0 <= 400 }, even),
+            (all.filter(#Predicate { $0.id % 2 == 0 && $0.name.count > 5 }),     // partly opaque
+             even.filter { $0 >= 100 && $0 <= 400 }, even.filter { ($0 >= 100 && $0 <= 200) || $0 > 400 }),
+        ]
+        for (results, wanted, wantedAfter) in queries {
+            #expect(results.map(\.id) == wanted)
+            var iterator = results.makeIterator()
+            var ids: [Int] = []
+            while ids.count < 70, let next = iterator.next() { ids.append(next.id) }
+            // Renames the objects of the batches still to come so that the
+            // opaque filter rejects them, and adds some that would match:
+            // the iteration goes on in its own state.
+            try store.write {
+                for greeter in all where greeter.id > 200 { greeter.name = "x" }
+                for id in 401...450 {
+                    let greeter = Greeter()
+                    greeter.id = id
+                    greeter.name = "added-\(id)"
+                    store.add(greeter)
+                }
+            }
+            var rest: [Greeter] = []
+            while let next = iterator.next() { rest.append(next) }
+            #expect(ids + rest.map(\.id) == wanted)
+            // Its handles are live all the same.
+            #expect(rest.allSatisfy { $0.name == ($0.id > 200 ? "x" : "n\($0.id % 7)-\($0.id)") })
+            // The next iteration reads the new state.
+            #expect(results.map(\.id) == wantedAfter)
+            try store.write {
+                for greeter in all where greeter.id > 400 { store.delete(greeter) }
+                for greeter in all where greeter.id > 200 { greeter.name = "n\(greeter.id % 7)-\(greeter.id)" }
+            }
+        }
+    }
+
+    // Each primitive type has its own read (`_get`), which converts the
+    // stored value itself and leaves every other case to the generic read.
+
+    /// Sets every primitive property of `object` from `n`.
+    static func fill(_ object: AllTypes, _ n: Int) {
+        object.bool = n % 2 == 1
+        object.int = n
+        object.int8 = Int8(n)
+        object.int16 = Int16(n * 100)
+        object.int32 = Int32(n * 10_000)
+        object.int64 = Int64(n) << 40
+        object.float = Float(n) / 4
+        object.double = Double(n) / 8
+        object.string = "s\(n)"
+        object.data = Data([UInt8(n), 1, 2])
+        object.date = Date(timeIntervalSinceReferenceDate: Double(n) * 1000)
+        object.uuid = UUID(uuidString: "00000000-0000-4000-8000-0000000000\(10 + n)")!
+        object.url = URL(string: "https://example.com/\(n)")!
+        object.decimal = Decimal(n) / 10
+        object.objectId = ObjectId(String(repeating: "0", count: 22) + "\(10 + n)")!
+        object.unit = BusinessUnitEnum.allCases[n % 3]
+    }
+
+    /// The primitive properties of `object`, as `fill(_:_:)` with `n` sets them.
+    static func primitives(_ object: AllTypes) -> [String] {
+        [
+            "\(object.bool)", "\(object.int)", "\(object.int8)", "\(object.int16)", "\(object.int32)", "\(object.int64)",
+            "\(object.float)", "\(object.double)", object.string, "\(Array(object.data))", "\(object.date)",
+            object.uuid.uuidString, object.url.absoluteString, "\(object.decimal)", "\(object.objectId)", object.unit.rawValue,
+        ]
+    }
+
+    static func primitives(_ n: Int) -> [String] {
+        let object = AllTypes()
+        fill(object, n)
+        return primitives(object)
+    }
+
+    @Test func everyPrimitiveTypeReadsLiveFrozenAndUnmanaged() throws {
+        let store = try scratchStore()
+        let added = AllTypes()
+        added.id = 1
+        Self.fill(added, 1)
+        #expect(Self.primitives(added) == Self.primitives(1), "unmanaged")
+        try store.write { store.add(added) }
+        let iterated = try #require(Array(store.objects(AllTypes.self)).first)
+        let byKey = try #require(store.object(ofType: AllTypes.self, forPrimaryKey: 1))
+        let frozen = byKey.freeze()
+        for object in [added, iterated, byKey, frozen] {
+            #expect(Self.primitives(object) == Self.primitives(1))
+        }
+        try store.write {
+            Self.fill(byKey, 2)
+            // Inside the write, the write's own values.
+            for object in [added, iterated, byKey] { #expect(Self.primitives(object) == Self.primitives(2)) }
+            #expect(Self.primitives(frozen) == Self.primitives(1))
+        }
+        for object in [added, iterated, byKey] { #expect(Self.primitives(object) == Self.primitives(2)) }
+        #expect(Self.primitives(frozen) == Self.primitives(1))
+        // The defaults, as a handle on a new object reads them.
+        try store.write {
+            let fresh = AllTypes()
+            fresh.id = 2
+            store.add(fresh)
+        }
+        let fresh = try #require(store.objects(AllTypes.self).filter(#Predicate { $0.id == 2 }).first)
+        #expect(fresh.int == 0 && fresh.string == "" && fresh.unit == .sales && !fresh.bool)
+    }
+
     @Test func insideAWriteARememberedRecordGivesWayToTheWrite() throws {
         let store = try Self.storeWithOneGreeter(named: "committed")
         let handle = try #require(store.object(ofType: Greeter.self, forPrimaryKey: 1))

@@ -105,6 +105,48 @@ struct QueryThroughStoreTests {
         }
     }
 
+    /// An integer comparison alone is scanned by a loop compiled for its
+    /// operator: every operator, over leaves made sparse by deletions, on a
+    /// property holding nulls too, and resumed part-way, must give what
+    /// `Predicate.evaluate` gives.
+    @Test func integerComparisonScansMatchPredicateEvaluate() throws {
+        let store = try scratchStore()
+        try store.write {
+            for id in 0..<500 {
+                let object = AllTypes()
+                object.id = id
+                object.int = (id * 37) % 101 - 50
+                object.optInt = id % 5 == 0 ? nil : id % 13
+                store.add(object)
+            }
+        }
+        try store.write {
+            for object in store.objects(AllTypes.self) where object.id % 7 == 3 || (130..<190).contains(object.id) {
+                store.delete(object)
+            }
+        }
+        let all = Array(store.objects(AllTypes.self))
+        let predicates: [(String, Predicate<AllTypes>)] = [
+            ("==", #Predicate { $0.int == 7 }),
+            ("!=", #Predicate { $0.int != 7 }),
+            ("<", #Predicate { $0.int < 10 }),
+            ("<=", #Predicate { $0.int <= 10 }),
+            (">", #Predicate { $0.int > 20 }),
+            (">=", #Predicate { $0.int >= 20 }),
+            ("optional ==", #Predicate { $0.optInt == 4 }),
+            ("optional !=", #Predicate { $0.optInt != 4 }),
+        ]
+        for (name, predicate) in predicates {
+            let expected = try all.filter { try predicate.evaluate($0) }.map(\.id)
+            #expect(!expected.isEmpty, "\(name)")
+            let results = store.objects(AllTypes.self).filter(predicate)
+            #expect(results.map(\.id) == expected, "\(name)")
+            #expect(results.count == expected.count, "\(name)")
+            #expect(store.objects(AllTypes.self).filter(predicate).first?.id == expected.first, "\(name)")
+            #expect(store.objects(AllTypes.self).filter(predicate)[expected.count / 2].id == expected[expected.count / 2], "\(name)")
+        }
+    }
+
     @Test func translatedFormsAreExactAndUntranslatedOnesAreNot() throws {
         for (name, predicate) in Self.predicates {
             let query = try Query(predicate, resolver: ResultsQuery<Walker>.resolve)

@@ -220,6 +220,8 @@ extension Results: RandomAccessCollection {
         /// element (about 40 instructions, callgrind, W3).
         private let unretainedTable: Unmanaged<TableBinding>?
         private var evaluation = ResultsQuery<Element>.Evaluation(collectsRecords: true)
+        /// The query compiled against `state`, once for the whole iteration.
+        private var prepared: ResultsQuery<Element>.Prepared?
         private var index = 0
         private let batch = 64
 
@@ -238,10 +240,14 @@ extension Results: RandomAccessCollection {
 
         /// The next element, or `nil` at the end.
         public mutating func next() -> Element? {
-            guard let unretainedTable, let state else { return nil }
+            // `state` is bound only where it is used: binding it here
+            // retained and released its three buffers on every element.
+            guard let unretainedTable else { return nil }
             if index >= evaluation.keys.count {
+                guard let state else { return nil }
                 unretainedTable._withUnsafeGuaranteedRef { table in
-                    query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation, needed: index + batch)
+                    query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation,
+                                   prepared: &prepared, needed: index + batch)
                 }
                 guard index < evaluation.keys.count else { return nil }
             }
@@ -255,7 +261,7 @@ extension Results: RandomAccessCollection {
                                             snapshot: evaluation.records[index], sequence: sequence)
                     }
                     return store.handle(table.metadata.type, table: table, key: key,
-                                        frozenState: frozenState, in: state, sequence: sequence)
+                                        frozenState: frozenState, in: state.unsafelyUnwrapped, sequence: sequence)
                 }
             }
             return Element._project(handle)

@@ -91,7 +91,7 @@ public struct Persisted<Value: _PersistableProperty>: Sendable {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
     ) -> Value {
-        get { object.readProperty(ordinal: object[keyPath: storageKeyPath].ordinal, as: Value.self) }
+        get { Value._get(object, ordinal: object[keyPath: storageKeyPath].ordinal) }
         set { object.writeProperty(ordinal: object[keyPath: storageKeyPath].ordinal, newValue) }
     }
 }

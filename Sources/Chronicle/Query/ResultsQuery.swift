@@ -72,40 +72,129 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         return evaluation
     }
 
+    /// The query compiled against one state: what every resumption of an
+    /// evaluation in that state needs. An iterator, which resumes its
+    /// evaluation every 64 elements, prepares once: preparing per resumption
+    /// (resolving the plan's paths, compiling the test, sorting the filters
+    /// out, and, unspecialised, instantiating a generic key path twice) was
+    /// about 34,000 instructions, some 500 an element materialised
+    /// (callgrind, W3).
+    ///
+    /// A class: as a generic struct of this shape, a copy of it was
+    /// destroyed with a different layout than it was made with in a
+    /// debug build under ThreadSanitizer (a release of a stored `Bool`'s
+    /// bits, `ConcurrencyStressTests`); a reference has no copies to get wrong.
+    ///
+    /// - Complexity: making one is O(size of the filters + paths read).
+    final class Prepared {
+        let plan: QueryPlan
+        let test: QueryPlan.CompiledTest?
+        /// The filters the plan cannot decide alone.
+        let inexact: [Query<Element>]
+        let probe: ObjectProbe<Element>
+        /// The candidates an index gives, if one answers the query.
+        let indexed: IndexPlanner.Answer?
+        /// Whether `indexed` is exactly the answer (one filter, an equality
+        /// the index decides): no object need be read.
+        let isIndexExact: Bool
+        /// Whether the results are sorted or distinct, and so evaluated whole.
+        let isWhole: Bool
+        let isSorted: Bool
+        /// Whether `inexact` is empty.
+        let isExact: Bool
+        /// The state version and table it was made for: a safety net,
+        /// since a state inside a write changes without a new version.
+        /// Its keeper reuses it only for the one state it evaluates.
+        let version: UInt64
+        let table: TableBinding
+
+        init(plan: QueryPlan, test: QueryPlan.CompiledTest?, inexact: [Query<Element>], probe: ObjectProbe<Element>,
+             indexed: IndexPlanner.Answer?, isIndexExact: Bool, isWhole: Bool, isSorted: Bool, isExact: Bool,
+             version: UInt64, table: TableBinding) {
+            self.plan = plan
+            self.test = test
+            self.inexact = inexact
+            self.probe = probe
+            self.indexed = indexed
+            self.isIndexExact = isIndexExact
+            self.isWhole = isWhole
+            self.isSorted = isSorted
+            self.isExact = isExact
+            self.version = version
+            self.table = table
+        }
+
+        /// Whether it was made for `table` in (a state of the version of) `state`.
+        func isPrepared(for state: StoreState, table: TableBinding) -> Bool {
+            self.table === table && version == state.version
+        }
+    }
+
+    /// The query compiled against `state`.
+    func prepare(in state: StoreState, table: TableBinding, frozen: StoreState?) -> Prepared {
+        // Closures, not key paths: a key path on the generic `Query` is
+        // instantiated at run time on every use (about 9,500 instructions).
+        // The flags too are worked out once: each question asked of a generic
+        // array in unspecialised code looks its metadata up (about 3,800
+        // instructions a resumption in all, 60 an element, callgrind, W3).
+        let nodes = filters.map { $0.node }
+        let plan = QueryPlan(nodes: nodes, sortPaths: persistedSortPaths + distinct, table: table.index, state: state)
+        let inexact = filters.filter { !$0.isExact }
+        let indexed = indexCandidates(in: state, table: table)
+        return Prepared(plan: plan, test: plan.compile(all: nodes), inexact: inexact,
+                        probe: ObjectProbe<Element>(table: table, frozen: frozen ?? state),
+                        indexed: indexed, isIndexExact: filters.count == 1 && indexed?.isExact == true,
+                        isWhole: !sort.isEmpty || !distinct.isEmpty, isSorted: !sort.isEmpty, isExact: inexact.isEmpty,
+                        version: state.version, table: table)
+    }
+
     /// Extends `evaluation` in place until it holds `needed` keys or is
     /// complete. In place, so that resuming a long evaluation appends to its
     /// keys instead of copying them (an iterator resumes every 64 elements:
     /// copying made iterating n results O(n²)).
     func evaluate(in state: StoreState, table: TableBinding, frozen: StoreState?,
                   extending evaluation: inout Evaluation, needed: Int = .max) {
+        var prepared: Prepared?
+        evaluate(in: state, table: table, frozen: frozen, extending: &evaluation, prepared: &prepared, needed: needed)
+    }
+
+    /// ``evaluate(in:table:frozen:extending:needed:)``, compiling the query
+    /// into `prepared` unless it already holds it compiled for this table
+    /// and state version, so that the caller can keep it for the next
+    /// resumption. Keep one only for one state: inside a write, a state
+    /// changes without changing its version.
+    func evaluate(in state: StoreState, table: TableBinding, frozen: StoreState?,
+                  extending evaluation: inout Evaluation, prepared: inout Prepared?, needed: Int = .max) {
         if evaluation.isComplete || evaluation.keys.count >= needed { return }
-        let probe = ObjectProbe<Element>(table: table, frozen: frozen ?? state)
-        let plan = QueryPlan(nodes: filters.map(\.node), sortPaths: persistedSortPaths + distinct,
-                             table: table.index, state: state)
-        let test = plan.compile(all: filters.map(\.node))
-        let inexact = filters.filter { !$0.isExact }
-        if let indexed = indexCandidates(in: state, table: table) {
+        let current: Prepared
+        if let prepared, prepared.isPrepared(for: state, table: table) {
+            current = prepared
+        } else {
+            current = prepare(in: state, table: table, frozen: frozen)
+            prepared = current
+        }
+        let plan = current.plan, test = current.test, inexact = current.inexact, probe = current.probe
+        if let indexed = current.indexed {
             // An equality the index answers exactly (the commonest indexed
             // query, alone) needs no object read at all.
-            let exact = filters.count == 1 && indexed.isExact
-            var keys = exact ? indexed.keys : plan.filter(indexed.keys, accepting: test)
-            if !inexact.isEmpty { keys = keys.filter { passes(inexact, $0, probe) } }
+            var keys = current.isIndexExact ? indexed.keys : plan.filter(indexed.keys, accepting: test)
+            if !current.isExact { keys = keys.filter { passes(inexact, $0, probe) } }
             evaluation = Evaluation(keys: finish(keys, records: [], plan: plan, probe: probe).keys, isComplete: true)
             return
         }
         // Sorted and distinct results are evaluated whole, from the start.
-        let complete = !sort.isEmpty || !distinct.isEmpty
+        let complete = current.isWhole
         let needed = complete ? .max : needed
         let collectsRecords = evaluation.collectsRecords
         if complete { evaluation = Evaluation(collectsRecords: collectsRecords) }
         var resume: ObjectKey? = evaluation.resumeKey
-        if inexact.isEmpty {
+        if current.isExact {
             // The common case: every filter translated, and the scan is
             // non-generic (see `QueryPlan.scan`). A sort reads its keys'
             // values from the records the scan keeps, not by a look-up per
             // match (a trie walk, and a cache miss or two, each).
             resume = plan.scan(from: evaluation.resumeKey, accepting: test, into: &evaluation.keys,
-                               records: &evaluation.records, collectingRecords: collectsRecords || !sort.isEmpty,
+                               records: &evaluation.records, collectingRecords: collectsRecords || current.isSorted,
                                needed: needed)
         } else {
             // The translated parts decide first; the predicates of inexact
