@@ -206,17 +206,7 @@ open class ObjectBase: @unchecked Sendable {
     ///   still the published one; otherwise O(log n) under the store's lock.
     @inline(never)
     final func currentValue(ordinal: Int) -> PersistedValue? {
-        if liveTable != nil {
-            let table = liveTable.unsafelyUnwrapped
-            let property = table._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
-            guard property >= 0 else { return nil }
-            let store = liveStore.unsafelyUnwrapped
-            if liveSnapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
-                return liveSnapshot.unsafelyUnwrapped.values[property]
-            }
-            let index = table._withUnsafeGuaranteedRef { $0.index }
-            return store._withUnsafeGuaranteedRef { $0.readableRecord(table: index, key: liveKey) }?.values[property]
-        }
+        if liveTable != nil { return liveValue(ordinal: ordinal)?.0 }
         guard let bits = binding.loadUnmanaged() else { return nil }
         return bits._withUnsafeGuaranteedRef { $0.liveValue(ordinal: ordinal)?.0 }
     }
