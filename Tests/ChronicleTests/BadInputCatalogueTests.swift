@@ -380,11 +380,11 @@ struct BadInputCatalogueTests {
         let directory = try JournalFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         var rejected = 0
-        for offset in 0..<(original.count - 4) {
+        for offset in original.indices {
             for mask: UInt8 in [0x01, 0xFF] {
-                var bytes = Array(original.dropLast(4))
+                var bytes = original
                 bytes[offset] ^= mask
-                bytes += withUnsafeBytes(of: CRC32C.checksum(bytes).littleEndian) { Array($0) }
+                bytes = CheckpointLayout.resealed(bytes)
                 // A copy of the journal (same file id) per case, as the store writes to it below.
                 let copy = directory.appendingPathComponent("\(offset)-\(mask).journal")
                 try JournalFixtures.write(journalBytes, to: copy)

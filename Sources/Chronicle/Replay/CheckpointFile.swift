@@ -1,25 +1,36 @@
-import Dispatch
 import Foundation
 
 /// The checkpoint file: one folded state, cached next to its journal.
 ///
-/// Layout (integers little-endian; the body uses the journal's binary codec):
+/// Layout (integers little-endian; the directory and blocks use the
+/// journal's binary codec):
 ///
 /// ```
-/// magic "CHRNCKPT" · format u16 · journal file id (16 bytes) · version u64
-/// · fingerprint u32 (CRC32C of the encoded commit at `version`)
-/// · body: type count; per type: its TypeSchema and next key; then per
-///         type: object count, and per object: key and one value per property
-/// · CRC32C u32 of everything before it
+/// header:    magic "CHRNCKPT" · format u16 (2) · journal file id (16 bytes)
+///            · version u64 · fingerprint u32 (CRC32C of the encoded commit
+///            at `version`) · directory length u32 · CRC32C u32 of the header
+/// directory: type count; per type: its TypeSchema, next key, object count,
+///            flags (1: objects carry their integer primary key; 2: those
+///            keys ascend), block count, and per block: offset (from the
+///            first block), length, object count, first key, first primary
+///            key (with flag 1), CRC32C u32 of the block
+///            · CRC32C u32 of the directory
+/// blocks:    per object: key · primary key (with flag 1; −1 when not a
+///            non-negative integer) · length of its values · one value per
+///            property. At most 256 objects or about 32 KB a block; the
+///            types' blocks follow each other in directory order.
 /// ```
 ///
-/// A file is used only when its checksum holds, its file id is the
-/// journal's, its version is in the journal, the journal's commit at that
-/// version has the recorded fingerprint, and its state passes the fold's
-/// own checks. Anything else is ignored (and the file rewritten later).
+/// A file is used only when its header's and directory's checksums hold,
+/// its file id is the journal's, its version is in the journal, and the
+/// journal's commit at that version has the recorded fingerprint. A block
+/// is checked when it is first read: at open for tables loaded whole, on
+/// first use for tables loaded lazily (``CheckpointTable``). Anything that
+/// fails at open is ignored (and the file rewritten later); a block that
+/// fails later makes its table rebuild from the journal.
 enum CheckpointFile {
     static let magic = Array("CHRNCKPT".utf8)
-    static let formatVersion: UInt16 = 1
+    static let formatVersion: UInt16 = 2
 
     /// Why a checkpoint file was not used.
     enum Rejection: Error, Equatable, CustomStringConvertible {
@@ -60,26 +71,12 @@ enum CheckpointFile {
     /// The bytes of a checkpoint of `state`, whose version's commit is `commit`.
     /// - Complexity: O(size of the state).
     static func encode(_ state: StoreState, journalID: UUID, commit: Commit) -> [UInt8] {
-        var w = BinaryWriter(capacity: 1 << 16)
-        w.raw(magic)
-        w.fixed16(formatVersion)
-        w.raw(withUnsafeBytes(of: journalID.uuid) { Array($0) })
-        w.fixed64(state.version)
-        w.fixed32(fingerprint(commit))
-        w.varint(state.schema.count)
-        for (table, type) in state.schema.enumerated() {
-            EventCodec.encode(type, into: &w)
-            w.signed(state.nextKey(table: table).rawValue)
-        }
+        var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue })
         for table in state.schema.indices {
-            w.varint(state.count(table: table))
-            for (key, record) in state.objects(table: table) {
-                w.signed(key.rawValue)
-                for value in record.values { EventCodec.encode(value, into: &w) }
-            }
+            encoder.beginTable()
+            for (key, record) in state.objects(table: table) { encoder.append(key: key.rawValue, values: record.values) }
         }
-        w.fixed32(CRC32C.checksum(w.bytes))
-        return w.bytes
+        return encoder.finish(journalID: journalID, version: state.version, fingerprint: fingerprint(commit))
     }
 
     /// Writes a checkpoint of `state` next to the journal, atomically and
@@ -117,69 +114,134 @@ enum CheckpointFile {
 
     // MARK: Reading
 
-    /// The state in the checkpoint file of `journal`, or why it cannot be used.
-    static func load(for journal: Journal) -> Result<StoreState, Rejection> {
+    /// The state in the checkpoint file of `journal`, or why it cannot be
+    /// used. The file is mapped, not read: tables of at least
+    /// `deferringFrom` objects that no link touches are left in it and read
+    /// lazily (``CheckpointTable``); the others are decoded now.
+    static func load(for journal: Journal, deferringFrom minimum: Int = .max) -> Result<StoreState, Rejection> {
         guard let journalURL = journal.fileURL else { return .failure(.unreadable("the journal is in memory")) }
-        // Read straight into the array the decoder takes: through `Data`,
-        // the file was read once and then copied.
-        let bytes: [UInt8]
+        let file: MappedFile
         do throws(JournalError) {
-            let file = try JournalFile.openForReading(url(for: journalURL))
-            let size = try file.size()
-            bytes = try [UInt8](unsafeUninitializedCapacity: size) { (buffer, count) throws(JournalError) in
-                count = try file.read(into: UnsafeMutableRawBufferPointer(buffer), at: 0)
-            }
+            file = try MappedFile(contentsOf: url(for: journalURL))
         } catch {
             return .failure(.unreadable("\(error)"))
         }
-        return decode(bytes, journal: journal)
+        return decode(file, journal: journal, deferringFrom: minimum)
     }
 
-    /// Checks and decodes checkpoint bytes against `journal`.
+    /// Checks and decodes checkpoint bytes against `journal`, all of them now.
     static func decode(_ bytes: [UInt8], journal: Journal) -> Result<StoreState, Rejection> {
-        let headerSize = magic.count + 2 + 16 + 8 + 4
-        guard bytes.count >= headerSize + 4 else { return .failure(.format("only \(bytes.count) bytes")) }
-        return bytes.withUnsafeBytes { raw -> Result<StoreState, Rejection> in
-            let body = UnsafeRawBufferPointer(rebasing: raw[..<(bytes.count - 4)])
-            let stored = UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: bytes.count - 4, as: UInt32.self))
-            // The checksum runs on a second core while this one decodes: the
-            // decoder withstands any bytes (it must, for files with a valid
-            // checksum and hostile contents), and a file whose checksum fails
-            // is rejected as such whatever decoding made of it.
-            //
-            // On a thread of its own, not a Dispatch global queue: the caller
-            // may itself be on one (or on Swift's cooperative pool), and
-            // waiting there for work queued behind it could stall on a small
-            // machine. Small files are checked in line (a thread costs more).
-            let shared = ReadOnlyBytes(bytes: body)
-            let computed = Locked<UInt32>(0)
-            let checking = DispatchGroup()
-            if body.count >= 1 << 20 {
-                checking.enter()
-                Thread {
-                    computed.withLock { $0 = CRC32C.checksum(shared.bytes) }
-                    checking.leave()
-                }.start()
-            } else {
-                computed.withLock { $0 = CRC32C.checksum(body) }
-            }
-            var r = BinaryReader(body)
-            let decoded: Result<StoreState, Rejection>
-            do throws(Rejection) {
-                decoded = .success(try decode(&r, journal: journal))
-            } catch {
-                decoded = .failure(error)
-            }
-            checking.wait()
-            return stored == computed.withLock({ $0 }) ? decoded : .failure(.checksum)
+        decode(MappedFile(copying: bytes), journal: journal, deferringFrom: .max)
+    }
+
+    /// Checks and decodes the checkpoint in `file` against `journal`,
+    /// deferring the tables ``load(for:deferringFrom:)`` says.
+    static func decode(_ file: MappedFile, journal: Journal, deferringFrom minimum: Int) -> Result<StoreState, Rejection> {
+        do throws(Rejection) {
+            return .success(try decode(file, layout: try layout(of: file.bytes, journal: journal), journal: journal,
+                                       deferringFrom: minimum))
+        } catch {
+            return .failure(error)
         }
     }
 
-    /// A file's bytes, for the task that checksums them.
-    // Safe to share: the bytes are only read, and `decode(_:journal:)` waits
-    // for that task before the buffer goes.
-    private struct ReadOnlyBytes: @unchecked Sendable {
-        let bytes: UnsafeRawBufferPointer
+    /// The header and directory of `bytes`, checked against `journal`.
+    private static func layout(of bytes: UnsafeRawBufferPointer, journal: Journal) throws(Rejection) -> CheckpointLayout {
+        let layout: CheckpointLayout
+        do throws(CheckpointLayout.Failure) {
+            layout = try CheckpointLayout(parsing: bytes)
+        } catch {
+            switch error {
+            case .checksum: throw .checksum
+            case .format(let why): throw .format(why)
+            }
+        }
+        guard layout.journalID == journal.fileIdentifier else { throw .otherJournal }
+        guard layout.version > 0, layout.version <= journal.lastVersion else {
+            throw .beyondJournal(version: layout.version, journalVersion: journal.lastVersion)
+        }
+        var reader = journal.reader(from: layout.version)
+        do {
+            guard let commit = try reader.next(), fingerprint(commit) == layout.fingerprint else {
+                throw Rejection.fingerprint(version: layout.version)
+            }
+        } catch let rejection as Rejection {
+            throw rejection
+        } catch {
+            throw .unreadable("\(error)")
+        }
+        return layout
+    }
+
+    private static func decode(_ file: MappedFile, layout: CheckpointLayout, journal: Journal,
+                               deferringFrom minimum: Int) throws(Rejection) -> StoreState {
+        var state = StoreState()
+        do throws(FoldError.Reason) {
+            try state.restoreSchema(layout.tables.map(\.schema))
+            for (table, entry) in layout.tables.enumerated() { try state.restoreNextKey(entry.nextKey, table: table) }
+        } catch {
+            throw .invalidState("\(error)")
+        }
+        let schemaOnly = state
+        let linked = state.tablesTouchedByLinks()
+        let recovery = CheckpointRecovery(journal: journal, version: layout.version)
+        var links = [[(target: Int64, link: Backlink)]](repeating: [], count: layout.tables.count)
+        for (table, entry) in layout.tables.enumerated() {
+            if entry.count >= minimum, !linked.contains(table) {
+                state.deferTable(table, to: CheckpointTable(table: table, layout: entry, file: file, schema: schemaOnly,
+                                                             recovery: recovery))
+            } else {
+                try restoreTable(table, layout: entry, file: file.bytes, into: &state, links: &links)
+            }
+        }
+        state.restoreBacklinks(links)
+        do throws(FoldError.Reason) {
+            try state.checkRestored()
+        } catch {
+            throw .invalidState("\(error)")
+        }
+        state.version = layout.version
+        return state
+    }
+
+    /// Decodes every block of `table` into `state`, whose schema and next
+    /// keys are restored, gathering the links its objects hold into `links`.
+    /// - Throws: ``Rejection/checksum`` for a damaged block, else
+    ///   ``Rejection/format(_:)`` or ``Rejection/invalidState(_:)``.
+    static func restoreTable(_ table: Int, layout: CheckpointLayout.Table, file: UnsafeRawBufferPointer,
+                             into state: inout StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws(Rejection) {
+        var restorer = TableRestorer(table: table, of: state, count: layout.count,
+                                     primaryKeyField: layout.hasPrimaryKeyField, ascending: layout.primaryKeysAscend)
+        do {
+            for block in layout.blocks {
+                guard let bytes = CheckpointLayout.checkedBytes(of: block, in: file) else { throw Rejection.checksum }
+                var objects = CheckpointBlockReader(bytes, objects: block.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
+                var first = true
+                while let object = try objects.next() {
+                    // The directory's first keys are what lookups search by: they must be the block's.
+                    if first, object.key != block.firstKey || object.primaryKey != block.firstPrimaryKey {
+                        throw BinaryReader.Malformed(offset: block.offset, reason: "a block's first keys differ from its directory entry")
+                    }
+                    first = false
+                    try restorer.decodeObject(key: object.key, primaryKeyField: object.primaryKey, values: object.values,
+                                              checkingWith: state, links: &links)
+                }
+            }
+            try restorer.finish(into: &state)
+        } catch let rejection as Rejection {
+            throw rejection
+        } catch let reason as FoldError.Reason {
+            throw .invalidState("\(reason)")
+        } catch {
+            throw .format("\(error)")
+        }
+    }
+
+    /// What an object's primary-key field holds for primary key `value`:
+    /// the value if it is a non-negative integer, else −1.
+    static func primaryKeyField(_ value: PersistedValue) -> Int64 {
+        if case .int(let integer) = value, integer >= 0 { return integer }
+        return -1
     }
 
     /// ``EventCodec``'s tags of the two commonest values (a test holds them to it).
@@ -199,67 +261,5 @@ enum CheckpointFile {
         default:
             return try EventCodec.decodeValue(&r)
         }
-    }
-
-    private static func decode(_ r: inout BinaryReader, journal: Journal) throws(Rejection) -> StoreState {
-        let journalID: UUID, version: UInt64, fingerprint: UInt32
-        do throws(BinaryReader.Malformed) {
-            guard Array(try r.bytes(magic.count)) == magic else { throw r.fail("not a checkpoint file") }
-            let format = try r.bytes(2)
-            guard format[0] == UInt8(formatVersion & 0xFF), format[1] == UInt8(formatVersion >> 8) else {
-                throw r.fail("unknown checkpoint format")
-            }
-            let id = Array(try r.bytes(16))
-            journalID = UUID(uuid: (id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
-                                    id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))
-            version = try r.fixed64()
-            fingerprint = try r.fixed32()
-        } catch {
-            throw .format("\(error)")
-        }
-        guard journalID == journal.fileIdentifier else { throw .otherJournal }
-        guard version > 0, version <= journal.lastVersion else {
-            throw .beyondJournal(version: version, journalVersion: journal.lastVersion)
-        }
-        var reader = journal.reader(from: version)
-        do {
-            guard let commit = try reader.next(), self.fingerprint(commit) == fingerprint else {
-                throw Rejection.fingerprint(version: version)
-            }
-        } catch let rejection as Rejection {
-            throw rejection
-        } catch {
-            throw .unreadable("\(error)")
-        }
-        var state = StoreState()
-        do {
-            let typeCount = try r.count(limit: r.remaining)
-            var types: [TypeSchema] = []
-            var nextKeys: [Int64] = []
-            for _ in 0..<typeCount {
-                types.append(try EventCodec.decodeSchema(&r))
-                nextKeys.append(try r.signed())
-            }
-            try state.restoreSchema(types)
-            for (table, nextKey) in nextKeys.enumerated() { try state.restoreNextKey(nextKey, table: table) }
-            var links = [[(target: Int64, link: Backlink)]](repeating: [], count: types.count)
-            for (table, type) in types.enumerated() {
-                let propertyCount = type.properties.count
-                // Each object takes at least a byte for its key and one per value.
-                let count = try r.count(limit: r.remaining / (1 + propertyCount))
-                var restorer = TableRestorer(table: table, of: state, count: count)
-                for _ in 0..<count { try restorer.decodeObject(&r, checkingWith: state, links: &links) }
-                try restorer.finish(into: &state)
-            }
-            state.restoreBacklinks(links)
-            guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the state") }
-            try state.checkRestored()
-        } catch let reason as FoldError.Reason {
-            throw .invalidState("\(reason)")
-        } catch {
-            throw .format("\(error)")
-        }
-        state.version = version
-        return state
     }
 }

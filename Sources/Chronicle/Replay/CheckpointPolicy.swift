@@ -52,6 +52,11 @@ extension Store {
         /// the journal's growth bounds what the next open folds.
         /// ``Store/writeCheckpoint()`` writes the file at any time.
         public var fileThreshold: Int
+        /// Tables of at least this many objects that no link touches are
+        /// read lazily from the checkpoint file at open (see
+        /// <doc:Performance>); smaller ones are decoded at once. Internal:
+        /// tests lower it to reach the lazy path with small stores.
+        var lazyTableMinimum = 4096
 
         /// A policy. The defaults keep memory modest; journals beyond about
         /// `interval × maximumInMemory` events get sparser checkpoints.

@@ -13,7 +13,7 @@ extension Store {
         let policy = checkpoints.policy
         var state = StoreState()
         if policy.usesFile, journal.fileURL != nil {
-            switch CheckpointFile.load(for: journal) {
+            switch CheckpointFile.load(for: journal, deferringFrom: max(1, policy.lazyTableMinimum)) {
             case .success(let loaded):
                 state = loaded
                 checkpoints.insert(loaded)

@@ -22,6 +22,27 @@ extension StoreState {
         tables[table].nextKey = nextKey
     }
 
+    /// The tables that links touch: embedded types, types with a link
+    /// property, and the types those properties link to. Their backlinks
+    /// and link checks need every object, so they are never deferred.
+    func tablesTouchedByLinks() -> Set<Int> {
+        var touched = Set<Int>()
+        for (table, type) in schema.enumerated() {
+            if type.isEmbedded { touched.insert(table) }
+            for property in type.properties where property.type == .object {
+                touched.insert(table)
+                if let target = linkTable(property) { touched.insert(target) }
+            }
+        }
+        return touched
+    }
+
+    /// Leaves the objects and indexes of `table` (empty so far) to
+    /// `deferred`, which builds them on first use.
+    mutating func deferTable(_ table: Int, to deferred: any DeferredTable) {
+        tables[table] = Table(schema: schema[table], deferred: deferred, nextKey: tables[table].nextKey)
+    }
+
     /// Builds every table's backlinks from the links its objects' values
     /// hold, gathered by ``TableRestorer`` (`links[table]`: target key and link,
     /// in any order), each table's trie in one pass.

@@ -1,5 +1,5 @@
 /// Restores one table of a checkpoint in bulk: decodes its objects in the
-/// ascending key order the file holds them in (``decodeObject(_:checkingWith:links:)``),
+/// ascending key order the file holds them in (``decodeObject(key:primaryKeyField:values:checkingWith:links:)``),
 /// checks each as the fold would, and gathers what the derived parts need,
 /// then builds the object trie, the primary-key index and the secondary
 /// indexes once each (``finish(into:)``).
@@ -8,7 +8,7 @@
 /// object trie, the primary-key trie and a secondary index, and grew a
 /// sorted chunk: ten times the cost of decoding it.
 ///
-/// - Complexity: ``decodeObject(_:checkingWith:links:)`` amortised O(size of
+/// - Complexity: ``decodeObject(key:primaryKeyField:values:checkingWith:links:)`` amortised O(size of
 ///   the object) (O(1) expected per indexed value); ``finish(into:)`` O(n log n) at
 ///   worst, O(n) when primary keys ascend with object keys.
 struct TableRestorer {
@@ -43,9 +43,20 @@ struct TableRestorer {
     /// The objects' keys in order, for the groups (kept only if there are any).
     private var keys: [ObjectKey] = []
 
+    /// Whether objects come with their primary key as a field to check
+    /// (``CheckpointFile/primaryKeyField(_:)``), and whether those ascend.
+    private let checksPrimaryKeyField: Bool
+    private let primaryKeysAscend: Bool
+    private var lastPrimaryKeyField: Int64 = -1
+
     /// A restorer for `table` of `state`, whose schema and next keys are restored already.
-    /// - Parameter count: how many objects the file says follow (a hint for capacity only).
-    init(table: Int, of state: StoreState, count: Int) {
+    /// - Parameters:
+    ///   - count: how many objects the file says follow (a hint for capacity only).
+    ///   - primaryKeyField: whether each object comes with its primary-key field, to check.
+    ///   - ascending: whether those fields must ascend.
+    init(table: Int, of state: StoreState, count: Int, primaryKeyField: Bool = false, ascending: Bool = false) {
+        checksPrimaryKeyField = primaryKeyField
+        primaryKeysAscend = ascending
         self.table = table
         let storage = state.tables[table]
         nextKey = storage.nextKey
@@ -67,12 +78,14 @@ struct TableRestorer {
         if !groups.isEmpty { keys.reserveCapacity(count) }
     }
 
-    /// Decodes the next object (its key and values, in the checkpoint
-    /// file's layout) and adds it, as ``add(key:values:checkingWith:links:)``.
+    /// Decodes object `key` from the bytes of its values (in the checkpoint
+    /// file's layout, which they must fill exactly), checks its primary-key
+    /// field if the file has them, and adds it, as
+    /// ``add(key:values:checkingWith:links:)``.
     /// - Throws: ``BinaryReader/Malformed`` or ``FoldError/Reason``.
-    mutating func decodeObject(_ r: inout BinaryReader, checkingWith state: StoreState,
-                               links: inout [[(target: Int64, link: Backlink)]]) throws {
-        let key = ObjectKey(try r.signed())
+    mutating func decodeObject(key: Int64, primaryKeyField: Int64, values bytes: UnsafeRawBufferPointer,
+                               checkingWith state: StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws {
+        var r = BinaryReader(bytes)
         var values = ContiguousArray<PersistedValue>()
         values.reserveCapacity(slots.count)
         for slot in slots {
@@ -82,10 +95,18 @@ struct TableRestorer {
                 values.append(try CheckpointFile.decodeValue(&r))
             }
         }
-        try add(key: key, values: values, checkingWith: state, links: &links)
+        guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the object's values") }
+        if checksPrimaryKeyField, let primaryKey, values.indices.contains(primaryKey) {
+            let field = CheckpointFile.primaryKeyField(values[primaryKey])
+            guard field == primaryKeyField, !primaryKeysAscend || field > lastPrimaryKeyField else {
+                throw r.fail("object \(key)'s primary-key field disagrees with its value or its order")
+            }
+            lastPrimaryKeyField = field
+        }
+        try add(key: ObjectKey(key), values: values, checkingWith: state, links: &links)
     }
 
-    /// Adds object `key` (whose indexed values ``decodeObject(_:checkingWith:links:)``
+    /// Adds object `key` (whose indexed values ``decodeObject(key:primaryKeyField:values:checkingWith:links:)``
     /// filed as it decoded them), checking its values but for links (their targets
     /// may come later in the file; see ``StoreState/checkRestored()``), and
     /// files its links, by target table, in `links`.

@@ -27,14 +27,14 @@ public struct StoreState: Sendable {
         guard tables.indices.contains(table) else { return nil }
         // Through the buffer: `tables[table]` would copy the table (a
         // retain and a release per index it holds) on every property read.
-        return tables.withUnsafeBufferPointer { $0[table].objects[key.rawValue] }
+        return tables.withUnsafeBufferPointer { $0[table].record(forKey: key.rawValue) }
     }
 
     /// Whether object `key` exists in `table`. O(log n).
     public func contains(table: Int, key: ObjectKey) -> Bool { object(table: table, key: key) != nil }
 
     /// The number of objects in `table`. O(1).
-    public func count(table: Int) -> Int { tables.indices.contains(table) ? tables[table].objects.count : 0 }
+    public func count(table: Int) -> Int { tables.indices.contains(table) ? tables[table].count : 0 }
 
     /// The objects of `table` with keys `>= start`, in ascending key order, lazily.
     ///
@@ -45,7 +45,7 @@ public struct StoreState: Sendable {
 
     /// The object of `table` whose primary key is `primaryKey`. O(1) expected.
     public func key(table: Int, primaryKey: PersistedValue) -> ObjectKey? {
-        tables.indices.contains(table) ? tables[table].primaryKeyIndex[primaryKey] : nil
+        tables.indices.contains(table) ? tables[table].objectKey(forPrimaryKey: primaryKey) : nil
     }
 
     /// The objects of `table` whose `property` equals `value`, in ascending
@@ -56,7 +56,7 @@ public struct StoreState: Sendable {
     public func keys(table: Int, property: Int, equalTo value: PersistedValue) -> [ObjectKey]? {
         guard tables.indices.contains(table), schema[table].properties.indices.contains(property) else { return nil }
         let storage = tables[table]
-        if property == storage.primaryKey { return storage.primaryKeyIndex[value].map { [$0] } ?? [] }
+        if property == storage.primaryKey { return storage.objectKey(forPrimaryKey: value).map { [$0] } ?? [] }
         guard let index = storage.secondaryIndexes[property] else { return nil }
         return index[value]?.elements ?? []
     }

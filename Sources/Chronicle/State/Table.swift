@@ -1,24 +1,101 @@
 /// The storage of one type in a ``StoreState``: its objects and the indexes
 /// kept in step with them. Every part is a persistent map, so copying a
 /// table is O(1) and an edit copies O(log n) nodes.
+///
+/// A table loaded from a checkpoint file may be *deferred* (``deferred``):
+/// its parts are then built on first use (see ``DeferredTable``). Reading a
+/// part builds it for every state sharing the deferred table; changing a
+/// part first copies the built parts into this value, which then no longer
+/// defers. ``record(forKey:)``, ``objectKey(forPrimaryKey:)`` and ``count``
+/// answer without building.
 struct Table: Sendable {
-    /// The objects, by key.
-    var objects = PersistentIntMap<ObjectRecord>()
+    /// Where the parts come from while they are not built into this value.
+    private(set) var deferred: (any DeferredTable)?
+    private var ownObjects = PersistentIntMap<ObjectRecord>()
+    private var ownPrimaryKeyIndex = PrimaryKeyIndex()
+    private var ownSecondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
+    private var ownBacklinks = PersistentIntMap<SortedChunks<Backlink>>()
     /// The primary-key property, if the type has one.
     var primaryKey: Int?
-    /// Primary-key value → object.
-    var primaryKeyIndex = PrimaryKeyIndex()
-    /// One entry per property: for indexed, non-collection properties, a
-    /// value → keys (ascending) index; `nil` otherwise.
-    var secondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
-    /// Target object key → the links into it, sorted.
-    var backlinks = PersistentIntMap<SortedChunks<Backlink>>()
     /// One more than the largest key ever used.
     var nextKey: Int64 = 1
 
     init(schema: TypeSchema) {
         primaryKey = schema.primaryKeyIndex
-        secondaryIndexes = schema.properties.map(Self.emptyIndex)
+        ownSecondaryIndexes = schema.properties.map(Self.emptyIndex)
+    }
+
+    /// A table of `schema` whose objects and indexes `deferred` holds.
+    init(schema: TypeSchema, deferred: any DeferredTable, nextKey: Int64) {
+        self.init(schema: schema)
+        self.deferred = deferred
+        self.nextKey = nextKey
+    }
+
+    /// The objects, by key.
+    var objects: PersistentIntMap<ObjectRecord> {
+        get { deferred?.built().ownObjects ?? ownObjects }
+        _modify {
+            undefer()
+            yield &ownObjects
+        }
+    }
+
+    /// Primary-key value → object.
+    var primaryKeyIndex: PrimaryKeyIndex {
+        get { deferred?.built().ownPrimaryKeyIndex ?? ownPrimaryKeyIndex }
+        _modify {
+            undefer()
+            yield &ownPrimaryKeyIndex
+        }
+    }
+
+    /// One entry per property: for indexed, non-collection properties, a
+    /// value → keys (ascending) index; `nil` otherwise.
+    var secondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] {
+        get { deferred?.built().ownSecondaryIndexes ?? ownSecondaryIndexes }
+        _modify {
+            undefer()
+            yield &ownSecondaryIndexes
+        }
+    }
+
+    /// Target object key → the links into it, sorted. Empty, without
+    /// building, for a deferred table (nothing links to one).
+    var backlinks: PersistentIntMap<SortedChunks<Backlink>> {
+        get { deferred == nil ? ownBacklinks : PersistentIntMap() }
+        _modify {
+            undefer()
+            yield &ownBacklinks
+        }
+    }
+
+    /// The record of object `key`. O(log n); see ``DeferredTable`` when deferred.
+    @inline(__always)
+    func record(forKey key: Int64) -> ObjectRecord? {
+        if let deferred { return deferred.record(forKey: key) }
+        return ownObjects[key]
+    }
+
+    /// The object whose primary key is `value`. O(log n).
+    func objectKey(forPrimaryKey value: PersistedValue) -> ObjectKey? {
+        if let deferred { return deferred.key(forPrimaryKey: value) }
+        return ownPrimaryKeyIndex[value]
+    }
+
+    /// The number of objects. O(1).
+    var count: Int { deferred?.count ?? ownObjects.count }
+
+    /// Copies the deferred table's built parts into this value, so it can
+    /// change them. O(1) once built.
+    private mutating func undefer() {
+        guard let deferred else { return }
+        let built = deferred.built()
+        ownObjects = built.ownObjects
+        ownPrimaryKeyIndex = built.ownPrimaryKeyIndex
+        ownSecondaryIndexes = built.ownSecondaryIndexes
+        ownBacklinks = built.ownBacklinks
+        self.deferred = nil
     }
 
     /// An empty secondary index if `property` is indexed.

@@ -45,6 +45,14 @@ struct BinaryWriter {
         count += storage.withUnsafeMutableBufferPointer { body($0.baseAddress.unsafelyUnwrapped + start) }
     }
 
+    /// Calls `body` with the bytes written so far, without copying them.
+    func withWrittenBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+
+    /// Forgets the bytes written, keeping the buffer for the next ones.
+    mutating func removeAll() { count = 0 }
+
     /// Extends the slack to the capacity already allocated (``bytes`` drops
     /// the slack but keeps the capacity, and a small write after it must not
     /// copy a large buffer), or else at least doubles the buffer, so a run of

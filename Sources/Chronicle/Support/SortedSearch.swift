@@ -23,3 +23,23 @@ extension RandomAccessCollection where Element: Comparable, Index == Int {
         return low
     }
 }
+
+extension Collection {
+    /// The index of the first element for which `belongs` is true, given that
+    /// the elements for which it is true form a suffix. O(log n).
+    func partitionPoint(where belongs: (Element) -> Bool) -> Index {
+        var low = startIndex
+        var count = self.count
+        while count > 0 {
+            let half = count / 2
+            let middle = index(low, offsetBy: half)
+            if belongs(self[middle]) {
+                count = half
+            } else {
+                low = index(after: middle)
+                count -= half + 1
+            }
+        }
+        return low
+    }
+}

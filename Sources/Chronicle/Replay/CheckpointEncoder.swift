@@ -1,0 +1,105 @@
+import Foundation
+
+/// Writes the bytes of a checkpoint file (layout in ``CheckpointFile``):
+/// the tables' objects, one table after another in ascending key order,
+/// cut into blocks of at most ``blockObjects`` objects or about
+/// ``blockBytes`` bytes, each with its own checksum in the directory.
+///
+/// Blocks are what let an open read one object without reading the file:
+/// the directory gives each block's first key (and first primary key), so a
+/// lookup checks and scans one block. See ``CheckpointTable``.
+///
+/// - Complexity: O(size of the objects).
+struct CheckpointEncoder {
+    /// The most objects a block holds.
+    static let blockObjects = 256
+    /// A block ends once it holds this many bytes.
+    static let blockBytes = 1 << 15
+
+    private let schema: [TypeSchema]
+    private let nextKeys: [Int64]
+    private var tables: [CheckpointLayout.Table] = []
+    private var blocks = BinaryWriter(capacity: 1 << 16)
+    private var block = BinaryWriter(capacity: blockBytes + 1024)
+    private var blockFirst: (key: Int64, primaryKey: Int64)?
+    private var blockCount = 0
+    private var values = BinaryWriter(capacity: 256)
+
+    /// An encoder for a state of these types and next keys.
+    init(schema: [TypeSchema], nextKeys: [Int64]) {
+        precondition(schema.count == nextKeys.count)
+        self.schema = schema
+        self.nextKeys = nextKeys
+    }
+
+    /// Starts the next table; its objects follow with ``append(key:values:)``.
+    mutating func beginTable() {
+        finishBlock()
+        let index = tables.count
+        precondition(index < schema.count, "CheckpointEncoder: more tables than types")
+        let type = schema[index]
+        let hasPrimaryKeyField = type.primaryKeyIndex.map { type.properties[$0].type == .int && type.properties[$0].collection == .none } ?? false
+        tables.append(CheckpointLayout.Table(schema: type, nextKey: nextKeys[index], count: 0,
+                                             hasPrimaryKeyField: hasPrimaryKeyField, primaryKeysAscend: hasPrimaryKeyField, blocks: []))
+    }
+
+    /// Adds an object to the current table. Objects come in ascending key
+    /// order (the decoder rejects anything else).
+    mutating func append(key: Int64, values record: some Collection<PersistedValue>) {
+        let index = tables.count - 1
+        var primaryKey: Int64 = -1
+        if tables[index].hasPrimaryKeyField, let property = schema[index].primaryKeyIndex {
+            primaryKey = CheckpointFile.primaryKeyField(record[record.index(record.startIndex, offsetBy: property)])
+            let previous = tables[index].count > 0 ? lastPrimaryKey : -1
+            if primaryKey <= previous { tables[index].primaryKeysAscend = false }
+            lastPrimaryKey = primaryKey
+        }
+        values.removeAll()
+        for value in record { EventCodec.encode(value, into: &values) }
+        if blockFirst == nil { blockFirst = (key, primaryKey) }
+        block.signed(key)
+        if tables[index].hasPrimaryKeyField { block.signed(primaryKey) }
+        block.varint(values.count)
+        values.withWrittenBytes { block.raw($0) }
+        blockCount += 1
+        tables[index].count += 1
+        if blockCount >= Self.blockObjects || block.count >= Self.blockBytes { finishBlock() }
+    }
+
+    private var lastPrimaryKey: Int64 = -1
+
+    private mutating func finishBlock() {
+        guard let first = blockFirst, !tables.isEmpty else { return }
+        let checksum = block.withWrittenBytes { CRC32C.checksum($0) }
+        tables[tables.count - 1].blocks.append(CheckpointLayout.Block(
+            offset: blocks.count, length: block.count, objects: blockCount,
+            firstKey: first.key, firstPrimaryKey: first.primaryKey, checksum: checksum))
+        block.withWrittenBytes { blocks.raw($0) }
+        block.removeAll()
+        blockFirst = nil
+        blockCount = 0
+    }
+
+    /// The whole file, for the state at `version` of the journal `journalID`
+    /// whose commit at `version` has `fingerprint`.
+    consuming func finish(journalID: UUID, version: UInt64, fingerprint: UInt32) -> [UInt8] {
+        finishBlock()
+        while tables.count < schema.count { beginTable() }
+        var directory = BinaryWriter(capacity: 1024 + tables.count * 64)
+        directory.varint(tables.count)
+        for table in tables { table.encode(into: &directory) }
+        let directoryBytes = directory.bytes
+        var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + blocks.count)
+        w.raw(CheckpointFile.magic)
+        w.fixed16(CheckpointFile.formatVersion)
+        withUnsafeBytes(of: journalID.uuid) { w.raw($0) }
+        w.fixed64(version)
+        w.fixed32(fingerprint)
+        w.fixed32(UInt32(directoryBytes.count))
+        w.fixed32(CRC32C.checksum(w.bytes))
+        w.raw(directoryBytes)
+        w.fixed32(CRC32C.checksum(directoryBytes))
+        w.raw(blocks.bytes)
+        return w.bytes
+    }
+}

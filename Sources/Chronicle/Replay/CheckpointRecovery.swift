@@ -1,0 +1,54 @@
+/// What a lazily read checkpoint falls back on when one of its blocks turns
+/// out damaged after the open: the journal it was made from, folded up to
+/// the checkpoint's version — the state the checkpoint should have held.
+///
+/// The fold runs at most once (its result is kept for every damaged table
+/// of the same checkpoint). It needs the journal's history up to the
+/// checkpoint's version; compacting the store reads every object first, so
+/// every table of the checkpoint is built (or recovered) before that
+/// history can go.
+final class CheckpointRecovery: Sendable {
+    private let journal: Journal
+    private let version: UInt64
+    private let folded = Locked<StoreState?>(nil)
+
+    /// Recovery from `journal`, for a checkpoint at `version`.
+    init(journal: Journal, version: UInt64) {
+        self.journal = journal
+        self.version = version
+    }
+
+    /// Table `index` of the state at the checkpoint's version, built from
+    /// the journal, checked as the fold checks it. O(history) the first time.
+    ///
+    /// - Precondition: the journal still holds, undamaged, the history up
+    ///   to the checkpoint's version. When both it and the checkpoint are
+    ///   damaged there is nothing left to read the state from.
+    func table(_ index: Int, of schema: TypeSchema) -> Table {
+        folded.withLock { folded in
+            if folded == nil { folded = fold() }
+            let state = folded.unsafelyUnwrapped
+            precondition(state.schema.indices.contains(index) && state.schema[index] == schema,
+                         "Chronicle: a damaged checkpoint file's type \(schema.name) is not in the journal it names; "
+                             + "delete the file \(journal.fileURL.map { CheckpointFile.url(for: $0).path } ?? "") and reopen")
+            return state.tables[index]
+        }
+    }
+
+    private func fold() -> StoreState {
+        let where_ = journal.fileURL?.path ?? "an in-memory journal"
+        precondition(journal.baseVersion < version,
+                     "Chronicle: a checkpoint file at version \(version) is damaged and the journal (\(where_)) no longer "
+                         + "holds that version's history (compacted from \(journal.baseVersion)); delete the checkpoint file and reopen")
+        var state = StoreState()
+        var reader = journal.reader(from: journal.baseVersion + 1)
+        do {
+            while state.version < version, let commit = try reader.next() { try state.foldInPlace(commit) }
+        } catch {
+            preconditionFailure("Chronicle: a checkpoint file is damaged, and so is its journal (\(where_)): \(error). "
+                                    + "Restore the journal from a backup; `chronicle verify` shows where it is damaged")
+        }
+        precondition(state.version == version, "Chronicle: the journal (\(where_)) ends before version \(version)")
+        return state
+    }
+}

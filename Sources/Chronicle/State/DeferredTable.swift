@@ -1,0 +1,27 @@
+/// A table whose objects are still where they were loaded from (a mapped
+/// checkpoint file): it answers the reads a store makes most — one object
+/// by key, one by primary key, the count — without building the table, and
+/// builds the whole ``Table`` once, on the first read or write that needs
+/// it (``built()``), for every state that shares it.
+///
+/// A deferred table holds no links and nothing links to it, so its
+/// backlinks are known to be empty without building it (see
+/// ``CheckpointTable`` for which tables are deferred).
+///
+/// Implementations are immutable apart from caches, and thread-safe.
+protocol DeferredTable: AnyObject, Sendable {
+    /// The number of objects. O(1).
+    var count: Int { get }
+
+    /// The record of object `key`, exactly as the built table holds it.
+    func record(forKey key: Int64) -> ObjectRecord?
+
+    /// The object whose primary key is `value`, exactly as the built table
+    /// finds it.
+    func key(forPrimaryKey value: PersistedValue) -> ObjectKey?
+
+    /// The whole table: built on the first call, then the same value. Never
+    /// fails: a table whose stored form turns out damaged is rebuilt from
+    /// the source of truth (the journal).
+    func built() -> Table
+}

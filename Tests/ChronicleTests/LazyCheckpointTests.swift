@@ -1,0 +1,255 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// A checkpoint file's tables left in the mapped file at open
+/// (``CheckpointTable``): reads by key and primary key answer from the
+/// blocks without building the table, anything else builds it once, and
+/// every answer is the fold's — even when a block turns out damaged after
+/// the open.
+@Suite("Replay: checkpoint tables read lazily")
+struct LazyCheckpointTests {
+    static let player = TypeSchema(name: "LzPlayer", properties: [
+        PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+        PropertySchema(name: "name", type: .string),
+        PropertySchema(name: "team", type: .string, isIndexed: true),
+        PropertySchema(name: "scores", type: .int, collection: .list),
+    ])
+    static let owner = TypeSchema(name: "LzOwner", properties: [
+        PropertySchema(name: "name", type: .string),
+        PropertySchema(name: "pet", type: .object, objectType: "LzPet"),
+    ])
+    static let pet = TypeSchema(name: "LzPet", properties: [PropertySchema(name: "name", type: .string)])
+    static let coded = TypeSchema(name: "LzCoded", properties: [
+        PropertySchema(name: "code", type: .string, isPrimaryKey: true),
+        PropertySchema(name: "n", type: .int),
+    ])
+
+    /// Players with ids `3 × index + 1` (ascending with their keys), owners
+    /// linking to pets, and objects with string primary keys; then a commit
+    /// that deletes one player and renames another.
+    static func commits(players: Int) -> [Commit] {
+        var events: [Event] = []
+        for index in 0..<players {
+            events.append(.create(table: 0, key: ObjectKey(Int64(index + 1)), values: [
+                .int(Int64(index * 3 + 1)), .string(index % 5 == 0 ? "nämë \(index)" : "p\(index)"),
+                .string("team-\(index % 7)"), .list([.int(Int64(index)), .int(Int64(index * 2))]),
+            ]))
+        }
+        for index in 0..<3 {
+            events.append(.create(table: 2, key: ObjectKey(Int64(index + 1)), values: [.string("pet \(index)")]))
+            events.append(.create(table: 1, key: ObjectKey(Int64(index + 1)), values: [.string("owner \(index)"), .link(ObjectKey(Int64(index + 1)))]))
+        }
+        for index in 0..<50 {
+            events.append(.create(table: 3, key: ObjectKey(Int64(index + 1)), values: [.string("code-\(49 - index)"), .int(Int64(index))]))
+        }
+        return [
+            Commit(version: 1, timestamp: Date(timeIntervalSinceReferenceDate: 1),
+                   events: [.defineType(player), .defineType(owner), .defineType(pet), .defineType(coded)]),
+            Commit(version: 2, timestamp: Date(timeIntervalSinceReferenceDate: 2), events: events),
+            Commit(version: 3, timestamp: Date(timeIntervalSinceReferenceDate: 3), events: [
+                .delete(table: 0, key: ObjectKey(5)),
+                .set(table: 0, key: ObjectKey(10), property: 1, value: .string("renamed")),
+            ]),
+        ]
+    }
+
+    struct Fixture {
+        var journal: Journal
+        var folded: StoreState
+        var checkpoint: [UInt8]
+    }
+
+    static func fixture(players: Int, name: String = #function) throws -> Fixture {
+        let commits = Self.commits(players: players)
+        let journal = try Journal(contentsOf: ReplayFixtures.journal(commits, name: name))
+        let folded = try ReplayFixtures.prefixStates(commits).last!
+        return Fixture(journal: journal, folded: folded,
+                       checkpoint: CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[2]))
+    }
+
+    static func lazy(_ bytes: [UInt8], _ journal: Journal) throws -> StoreState {
+        try CheckpointFile.decode(MappedFile(copying: bytes), journal: journal, deferringFrom: 1).get()
+    }
+
+    static func deferred(_ state: StoreState, _ table: Int) -> CheckpointTable? {
+        state.tables[table].deferred as? CheckpointTable
+    }
+
+    @Test(arguments: [20, 255, 256, 257, 1000])
+    func readsByKeyAndPrimaryKeyAreTheFoldsAndBuildNothing(players: Int) throws {
+        let fixture = try Self.fixture(players: players, name: "lazy-reads-\(players)")
+        let folded = fixture.folded
+        let lazy = try Self.lazy(fixture.checkpoint, fixture.journal)
+        let table = try #require(Self.deferred(lazy, 0))
+        #expect(Self.deferred(lazy, 1) == nil && Self.deferred(lazy, 2) == nil, "tables that links touch load whole")
+        #expect(lazy.count(table: 0) == folded.count(table: 0))
+        #expect(lazy.nextKey(table: 0) == folded.nextKey(table: 0))
+        for key in -1...(folded.nextKey(table: 0).rawValue + 2) {
+            #expect(lazy.object(table: 0, key: ObjectKey(key)) == folded.object(table: 0, key: ObjectKey(key)), "key \(key)")
+        }
+        for (key, record) in folded.objects(table: 0) {
+            #expect(lazy.key(table: 0, primaryKey: record.values[0]) == key)
+        }
+        for missing: PersistedValue in [.int(0), .int(2), .int(13), .int(-4), .int(Int64(players * 3 + 7)), .string("1")] {
+            #expect(lazy.key(table: 0, primaryKey: missing) == folded.key(table: 0, primaryKey: missing), "\(missing)")
+        }
+        #expect(!table.isBuilt)
+        // String primary keys are not in the blocks' order: a lookup builds the table, and answers as the fold.
+        let codes = try #require(Self.deferred(lazy, 3))
+        #expect(lazy.key(table: 3, primaryKey: .string("code-7")) == folded.key(table: 3, primaryKey: .string("code-7")))
+        #expect(codes.isBuilt && !table.isBuilt)
+    }
+
+    @Test func anythingElseBuildsTheTableOnceForEveryCopy() throws {
+        let fixture = try Self.fixture(players: 1000)
+        let lazy = try Self.lazy(fixture.checkpoint, fixture.journal)
+        let copy = lazy
+        let table = try #require(Self.deferred(lazy, 0))
+        #expect(lazy.keys(table: 0, property: 2, equalTo: .string("team-3")) == fixture.folded.keys(table: 0, property: 2, equalTo: .string("team-3")))
+        #expect(table.isBuilt)
+        #expect(Self.deferred(copy, 0) === table)
+        #expect(copy.isContentEqual(fixture.folded))
+        #expect(Array(copy.objects(table: 0)).map(\.key) == Array(fixture.folded.objects(table: 0)).map(\.key))
+        #expect(copy._invariantViolations() == [])
+        #expect(copy.backlinks(table: 2, key: ObjectKey(1)) == fixture.folded.backlinks(table: 2, key: ObjectKey(1)))
+    }
+
+    @Test func aStateFoldsOnFromALazyTable() throws {
+        let fixture = try Self.fixture(players: 600)
+        let lazy = try Self.lazy(fixture.checkpoint, fixture.journal)
+        let more = Commit(version: 4, timestamp: Date(timeIntervalSinceReferenceDate: 4), events: [
+            .delete(table: 0, key: ObjectKey(300)),
+            .set(table: 0, key: ObjectKey(301), property: 2, value: .string("team-new")),
+            .create(table: 0, key: ObjectKey(601), values: [.int(5_000), .string("new"), .string("team-1"), .list([])]),
+        ])
+        let continued = try lazy.applying(more).state
+        let expected = try fixture.folded.applying(more).state
+        #expect(Self.deferred(continued, 0) == nil, "a changed table holds its own parts")
+        #expect(continued.isContentEqual(expected))
+        #expect(continued._invariantViolations() == [])
+        #expect(continued.key(table: 0, primaryKey: .int(5_000)) == ObjectKey(601))
+        #expect(continued.keys(table: 0, property: 2, equalTo: .string("team-new")) == [ObjectKey(301)])
+        #expect(lazy.object(table: 0, key: ObjectKey(300)) != nil, "the state it came from is unchanged")
+    }
+
+    /// Blocks are checked when first read: damage the open cannot see is
+    /// found then, and the table is rebuilt from the journal, so no read
+    /// ever returns the damaged bytes.
+    @Test func aDamagedBlockFoundAfterTheOpenRebuildsTheTableFromTheJournal() throws {
+        let fixture = try Self.fixture(players: 1000)
+        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+        let damagedBlock = layout.tables[0].blocks[2]
+        var damaged = fixture.checkpoint
+        damaged[damagedBlock.offset + damagedBlock.length / 2] ^= 0x40
+        guard case .failure(.checksum) = CheckpointFile.decode(damaged, journal: fixture.journal) else {
+            Issue.record("an eager decode did not reject the damaged block")
+            return
+        }
+        let lazy = try Self.lazy(damaged, fixture.journal)
+        let table = try #require(Self.deferred(lazy, 0))
+        let early = layout.tables[0].blocks[0].firstKey + 3
+        #expect(lazy.object(table: 0, key: ObjectKey(early)) == fixture.folded.object(table: 0, key: ObjectKey(early)))
+        #expect(!table.isBuilt)
+        let inDamaged = damagedBlock.firstKey + Int64(damagedBlock.objects / 2)
+        #expect(lazy.object(table: 0, key: ObjectKey(inDamaged)) == fixture.folded.object(table: 0, key: ObjectKey(inDamaged)))
+        #expect(table.isBuilt)
+        #expect(lazy.isContentEqual(fixture.folded))
+        #expect(lazy._invariantViolations() == [])
+    }
+
+    /// Bytes changed and every checksum recomputed: what a lazy read would
+    /// decode does not fit the schema, so the table is rebuilt from the journal.
+    @Test func aBlockWithAValidChecksumButValuesThatDoNotFitIsRebuiltFromTheJournal() throws {
+        let fixture = try Self.fixture(players: 300)
+        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+        let block = layout.tables[0].blocks[0]
+        // The first object: key 1, primary key 1, length, then its id's tag: make the int a string's tag.
+        var changed = fixture.checkpoint
+        let tag = block.offset + 3
+        try #require(changed[tag] == CheckpointFile.intTag)
+        changed[tag] = CheckpointFile.stringTag
+        let lazy = try Self.lazy(CheckpointLayout.resealed(changed), fixture.journal)
+        let table = try #require(Self.deferred(lazy, 0))
+        #expect(lazy.object(table: 0, key: ObjectKey(1)) == fixture.folded.object(table: 0, key: ObjectKey(1)))
+        #expect(table.isBuilt)
+        #expect(lazy.isContentEqual(fixture.folded))
+    }
+
+    @Test func concurrentReadersShareOneBuild() async throws {
+        let fixture = try Self.fixture(players: 2000)
+        let lazy = try Self.lazy(fixture.checkpoint, fixture.journal)
+        let folded = fixture.folded
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var same = true
+                    for index in stride(from: worker, to: 2000, by: 8) {
+                        let key = ObjectKey(Int64(index + 1))
+                        same = same && lazy.object(table: 0, key: key) == folded.object(table: 0, key: key)
+                        if let record = folded.object(table: 0, key: key) {
+                            same = same && lazy.key(table: 0, primaryKey: record.values[0]) == key
+                        }
+                        if index % 500 == worker { same = same && lazy.objects(table: 0).count(where: { _ in true }) == 1999 }
+                    }
+                    return same
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+        #expect(Self.deferred(lazy, 0)?.isBuilt == true)
+    }
+
+    /// A store opened from a checkpoint file reads its objects lazily, then
+    /// writes, queries and reopens as any store does.
+    @Test func aStoreOpensLazilyWritesAndReopens() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none)
+        configuration.checkpoints.lazyTableMinimum = 1
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write {
+                for id in 0..<700 { store.create(Counter.self, value: ["id": id * 2, "value": id]) }
+            }
+            try store.writeCheckpoint()
+            try store.close()
+        }
+        let store = try Store(configuration: configuration)
+        #expect(store.checkpoints.fileStatus == .loaded(version: store.version))
+        let table = try #require(store.committedState().tableIndex(named: "Counter"))
+        let deferred = try #require(Self.deferred(store.committedState(), table))
+        #expect(store.object(ofType: Counter.self, forPrimaryKey: 500)?.value == 250)
+        #expect(store.object(ofType: Counter.self, forPrimaryKey: 501) == nil)
+        #expect(!deferred.isBuilt)
+        #expect(store.objects(Counter.self).filter(#Predicate { $0.value >= 600 }).count == 100)
+        #expect(deferred.isBuilt)
+        try store.write { store.object(ofType: Counter.self, forPrimaryKey: 2)!.value = -1 }
+        #expect(store.committedState()._invariantViolations() == [])
+        let expected = store.committedState()
+        try store.close()
+        let reopened = try Store(configuration: configuration)
+        #expect(reopened.object(ofType: Counter.self, forPrimaryKey: 2)?.value == -1)
+        #expect(reopened.committedState().isContentEqual(expected))
+    }
+
+    /// When the checkpoint and the journal are both damaged there is nothing
+    /// to read the state from: the program stops and says so.
+    @Test func aDamagedCheckpointOverADamagedJournalStopsWithAMessage() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let fixture = try LazyCheckpointTests.fixture(players: 1000, name: "lazy-double-fault")
+            let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+            var damaged = fixture.checkpoint
+            damaged[layout.tables[0].blocks[1].offset + 10] ^= 0x40
+            let lazy = try LazyCheckpointTests.lazy(damaged, fixture.journal)
+            // The journal's second commit, damaged after the journal was opened.
+            let url = try #require(fixture.journal.fileURL)
+            var bytes = try JournalFixtures.bytes(url)
+            bytes[bytes.count / 2] ^= 0x40
+            try JournalFixtures.write(bytes, to: url)
+            _ = lazy.object(table: 0, key: ObjectKey(300))
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("Restore the journal from a backup"), "stderr: \(message)")
+    }
+}
