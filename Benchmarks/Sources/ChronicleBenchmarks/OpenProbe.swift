@@ -8,6 +8,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe seed DIR [COUNT]   # a journal of COUNT players and its checkpoint file
 ///     ChronicleBenchmarks --probe one DIR [COUNT]    # open it with the checkpoint, read one player
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
+///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
         guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all DIR [COUNT]") }
@@ -25,6 +26,17 @@ enum OpenProbe {
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
             let probe = count / 2 + 17
             precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+        case "repeat":
+            // Opens in one process, as the harness measures them (the first pays one-time costs).
+            let probe = count / 2 + 17
+            for _ in 0..<20 {
+                let start = ContinuousClock.now
+                do {
+                    let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+                    precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+                }
+                print(ContinuousClock.now - start)
+            }
         case "all":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
             var sum = 0

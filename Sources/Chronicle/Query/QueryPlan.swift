@@ -124,7 +124,7 @@ final class QueryPlan {
         var resume: ObjectKey?
         // Leaf by leaf: the sequence iterator's per-element bookkeeping (a
         // frame stack, an optional tuple per step) cost more than the test.
-        state.tables[table].objects.forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
+        state.tables[table].forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
             var bits = bits
             var position = 0
             while bits != 0 {
@@ -180,7 +180,7 @@ private struct IntegerScan {
     func run<Operator: IntegerOperator>(_: Operator.Type, into keys: inout [ObjectKey], records: inout [ObjectRecord]) -> ObjectKey? {
         let property = comparison.property, constant = comparison.constant
         var resume: ObjectKey?
-        plan.state.tables[plan.table].objects.forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
+        plan.state.tables[plan.table].forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
             // A leaf holds one record for each bit set in `bits`, in order.
             var bits = bits
             for record in leafRecords.indices {

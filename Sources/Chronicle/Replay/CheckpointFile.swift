@@ -191,7 +191,7 @@ enum CheckpointFile {
                 state.deferTable(table, to: CheckpointTable(table: table, layout: entry, file: file, schema: schemaOnly,
                                                              recovery: recovery))
             } else {
-                try restoreTable(table, layout: entry, file: file.bytes, into: &state, links: &links)
+                try restoreTable(table, layout: entry, file: file, into: &state, links: &links)
             }
         }
         state.restoreBacklinks(links)
@@ -208,13 +208,26 @@ enum CheckpointFile {
     /// keys are restored, gathering the links its objects hold into `links`.
     /// - Throws: ``Rejection/checksum`` for a damaged block, else
     ///   ``Rejection/format(_:)`` or ``Rejection/invalidState(_:)``.
-    static func restoreTable(_ table: Int, layout: CheckpointLayout.Table, file: UnsafeRawBufferPointer,
+    static func restoreTable(_ table: Int, layout: CheckpointLayout.Table, file: MappedFile,
                              into state: inout StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws(Rejection) {
+        let verification = BlockVerification(layout.blocks, of: file)
+        do throws(Rejection) {
+            try decodeTable(table, layout: layout, file: file.bytes, into: &state, links: &links)
+        } catch {
+            guard verification.wait() else { throw .checksum }
+            throw error
+        }
+        guard verification.wait() else { throw .checksum }
+    }
+
+    /// ``restoreTable(_:layout:file:into:links:)`` but for the checksums.
+    private static func decodeTable(_ table: Int, layout: CheckpointLayout.Table, file: UnsafeRawBufferPointer,
+                                    into state: inout StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws(Rejection) {
         var restorer = TableRestorer(table: table, of: state, count: layout.count,
                                      primaryKeyField: layout.hasPrimaryKeyField, ascending: layout.primaryKeysAscend)
         do {
             for block in layout.blocks {
-                guard let bytes = CheckpointLayout.checkedBytes(of: block, in: file) else { throw Rejection.checksum }
+                let bytes = UnsafeRawBufferPointer(rebasing: file[block.offset..<(block.offset + block.length)])
                 var objects = CheckpointBlockReader(bytes, objects: block.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
                 var first = true
                 while let object = try objects.next() {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A table of a checkpoint file left in the mapped file at open: the
 /// ``DeferredTable`` behind a store opened lazily.
 ///
@@ -5,10 +7,19 @@
 /// block: the directory gives each block's first key, so finding it is a
 /// binary search. So is finding an object by primary key when the table's
 /// integer primary keys ascend with its object keys (ids counted up, the
-/// common case); other primary keys build the table first. Anything else —
-/// iteration, queries, secondary indexes, a write — builds the whole table
-/// once (``built()``), as an eager open would have, and every state that
-/// shares this object reads the built table from then on.
+/// common case); other primary keys build the table first. A scan (a
+/// query's, an iteration's) decodes the blocks in order, as SQLite reads
+/// a table's pages. Anything else — sorting, secondary indexes, a write —
+/// builds the whole table once (``built()``), as an eager open would have,
+/// and every state that shares this object reads the built table from
+/// then on.
+///
+/// Reading from the file costs more per object than reading the built
+/// table, so it has a budget: once twice as many objects were decoded from
+/// the file as the table holds (a full iteration, which resumes its scan
+/// every 64 objects, decodes up to an eighth more than it keeps), the next
+/// read builds the table. Lazy reads thus never cost much more than about
+/// two more builds' decoding.
 ///
 /// Only tables that no link touches are deferred (see
 /// ``StoreState/tablesTouchedByLinks()``): their backlinks are empty and
@@ -20,10 +31,13 @@
 ///
 /// - Complexity: ``record(forKey:)`` and ``key(forPrimaryKey:)``
 ///   O(log blocks + block size) (a block's checksum the first time);
-///   ``built()`` O(n) once.
+///   ``forEachLeaf(from:_:)`` O(objects read); ``built()`` O(n) once.
 final class CheckpointTable: DeferredTable {
     private let table: Int
     private let layout: CheckpointLayout.Table
+    /// Per property, what checking a value needs, without copying the
+    /// property's strings once per value.
+    private let slots: [Slot]
     private let file: MappedFile
     /// The checkpoint's schema and next keys, no objects: what checking a
     /// value and building the table need.
@@ -34,6 +48,16 @@ final class CheckpointTable: DeferredTable {
     private let builtTable = OnceReference<Built>()
     /// Held while building, so only one thread builds.
     private let building = Locked<Bool>(false)
+    /// How many objects were decoded from the file so far (the budget of
+    /// lazy reads; see the type's documentation).
+    private let decoded = Atomic<Int>(0)
+
+    private struct Slot {
+        /// A single, non-link value: checked inline (else in full).
+        var isPlain: Bool
+        var type: PropertyType
+        var isOptional: Bool
+    }
 
     private final class Built: Sendable {
         let table: Table
@@ -43,6 +67,9 @@ final class CheckpointTable: DeferredTable {
     init(table: Int, layout: CheckpointLayout.Table, file: MappedFile, schema: StoreState, recovery: CheckpointRecovery) {
         self.table = table
         self.layout = layout
+        slots = layout.schema.properties.map {
+            Slot(isPlain: $0.collection == .none && $0.type != .object, type: $0.type, isOptional: $0.isOptional)
+        }
         self.file = file
         self.schema = schema
         self.recovery = recovery
@@ -54,8 +81,14 @@ final class CheckpointTable: DeferredTable {
     /// Whether the table was built (for tests).
     var isBuilt: Bool { builtTable.load() != nil }
 
+    /// Whether reads may still decode from the file: not built, budget left.
+    private var readsFromFile: Bool {
+        builtTable.load() == nil && decoded.load(ordering: .relaxed) < 2 * layout.count
+    }
+
     func record(forKey key: Int64) -> ObjectRecord? {
-        if let built = builtTable.load() { return built.table.record(forKey: key) }
+        guard readsFromFile else { return built().record(forKey: key) }
+        decoded.add(1, ordering: .relaxed)
         let block = layout.blocks.partitionPoint(where: { $0.firstKey > key }) - 1
         guard block >= 0 else { return nil }
         do throws(Damage) {
@@ -67,8 +100,7 @@ final class CheckpointTable: DeferredTable {
     }
 
     func key(forPrimaryKey value: PersistedValue) -> ObjectKey? {
-        if let built = builtTable.load() { return built.table.objectKey(forPrimaryKey: value) }
-        guard layout.primaryKeysAscend else { return built().objectKey(forPrimaryKey: value) }
+        guard readsFromFile, layout.primaryKeysAscend else { return built().objectKey(forPrimaryKey: value) }
         // Every primary key here is a non-negative integer (the flag says so).
         guard case .int(let integer) = value, integer >= 0 else { return nil }
         let block = layout.blocks.partitionPoint(where: { $0.firstPrimaryKey > integer }) - 1
@@ -77,11 +109,57 @@ final class CheckpointTable: DeferredTable {
             guard let found = try find(in: block, where: { object in object.primaryKey >= integer }),
                   found.primaryKey == integer else { return nil }
             // Decoded to check it (a lookup is mostly followed by reading the object anyway).
+            decoded.add(1, ordering: .relaxed)
             _ = try decode(found.key, found.primaryKey, found.values)
             return ObjectKey(found.key)
         } catch {
             return built().objectKey(forPrimaryKey: value)
         }
+    }
+
+    func forEachLeaf(from start: Int64,
+                     _ body: (_ base: Int64, _ bits: UInt64, _ values: UnsafeBufferPointer<ObjectRecord>) -> Bool) -> Bool {
+        guard readsFromFile else { return false }
+        var leaf = ContiguousArray<ObjectRecord>()
+        leaf.reserveCapacity(64)
+        var base: Int64 = -1, bits: UInt64 = 0
+        // Every object below `resume` went to `body`: where the built table
+        // takes over if a block turns out damaged.
+        var resume = start
+        var count = 0
+        defer { decoded.add(count, ordering: .relaxed) }
+        /// Hands `body` the leaf gathered so far; whether to go on.
+        func flush() -> Bool {
+            guard !leaf.isEmpty else { return true }
+            let goOn = leaf.withUnsafeBufferPointer { body(base, bits, $0) }
+            resume = (base | Int64(63 - bits.leadingZeroBitCount)) + 1
+            leaf.removeAll(keepingCapacity: true)
+            bits = 0
+            return goOn
+        }
+        var block = max(0, layout.blocks.partitionPoint(where: { $0.firstKey > start }) - 1)
+        do throws(Damage) {
+            while block < layout.blocks.count {
+                var objects = try objectsOfBlock(block)
+                while let object = try next(&objects) {
+                    guard object.key >= start else { continue }
+                    // A leaf's objects go in runs of 8 (a caller may stop
+                    // anywhere; what it does not take was decoded for nothing).
+                    if object.key & ~63 != base || leaf.count == 8 {
+                        guard flush() else { return true }
+                        base = object.key & ~63
+                    }
+                    bits |= 1 << UInt64(object.key & 63)
+                    leaf.append(try decode(object.key, object.primaryKey, object.values))
+                    count += 1
+                }
+                block += 1
+            }
+            _ = flush()
+        } catch {
+            built().objects.forEachLeaf(from: resume, body)
+        }
+        return true
     }
 
     func built() -> Table {
@@ -92,7 +170,7 @@ final class CheckpointTable: DeferredTable {
             var links = [[(target: Int64, link: Backlink)]](repeating: [], count: state.schema.count)
             var table: Table
             do throws(CheckpointFile.Rejection) {
-                try CheckpointFile.restoreTable(self.table, layout: layout, file: file.bytes, into: &state, links: &links)
+                try CheckpointFile.restoreTable(self.table, layout: layout, file: file, into: &state, links: &links)
                 table = state.tables[self.table]
             } catch {
                 table = recovery.table(self.table, of: layout.schema)
@@ -110,6 +188,15 @@ final class CheckpointTable: DeferredTable {
     /// come in ascending key, and primary-key, order), or `nil`.
     private func find(in block: Int, where isAtOrPast: ((key: Int64, primaryKey: Int64, values: UnsafeRawBufferPointer)) -> Bool)
         throws(Damage) -> (key: Int64, primaryKey: Int64, values: UnsafeRawBufferPointer)? {
+        var objects = try objectsOfBlock(block)
+        while let object = try next(&objects) {
+            if isAtOrPast(object) { return object }
+        }
+        return nil
+    }
+
+    /// A reader of `block`'s objects, its checksum checked (once per block).
+    private func objectsOfBlock(_ block: Int) throws(Damage) -> CheckpointBlockReader {
         let entry = layout.blocks[block]
         let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[entry.offset..<(entry.offset + entry.length)])
         let word = block / 64, bit = UInt64(1) << UInt64(block % 64)
@@ -117,29 +204,29 @@ final class CheckpointTable: DeferredTable {
             guard CRC32C.checksum(bytes) == entry.checksum else { throw Damage() }
             checked.withLock { $0[word] |= bit }
         }
-        var objects = CheckpointBlockReader(bytes, objects: entry.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
-        do {
-            while let object = try objects.next() {
-                if isAtOrPast(object) { return object }
-            }
-        } catch {
-            throw Damage()
-        }
-        return nil
+        return CheckpointBlockReader(bytes, objects: entry.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
+    }
+
+    private func next(_ objects: inout CheckpointBlockReader) throws(Damage)
+        -> (key: Int64, primaryKey: Int64, values: UnsafeRawBufferPointer)? {
+        do { return try objects.next() } catch { throw Damage() }
     }
 
     /// The record of object `key` from its values' bytes, checked as the
     /// restore checks it (and its primary key against the block's field).
     private func decode(_ key: Int64, _ primaryKeyField: Int64, _ bytes: UnsafeRawBufferPointer) throws(Damage) -> ObjectRecord {
-        let properties = layout.schema.properties
         guard key >= 0, key < layout.nextKey else { throw Damage() }
         var r = BinaryReader(bytes)
         var values = ContiguousArray<PersistedValue>()
-        values.reserveCapacity(properties.count)
+        values.reserveCapacity(slots.count)
         do {
-            for property in properties {
+            for index in slots.indices {
                 let value = try CheckpointFile.decodeValue(&r)
-                try schema.check(value, fits: property)
+                // The common case inline, as the restore checks it; anything else in full.
+                let slot = slots[index]
+                if !slot.isPlain || (value.isNull ? !slot.isOptional : !slot.type.accepts(value)) {
+                    try schema.check(value, fits: layout.schema.properties[index])
+                }
                 values.append(value)
             }
         } catch {

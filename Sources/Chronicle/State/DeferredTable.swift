@@ -20,6 +20,15 @@ protocol DeferredTable: AnyObject, Sendable {
     /// finds it.
     func key(forPrimaryKey value: PersistedValue) -> ObjectKey?
 
+    /// Calls `body` with the objects whose keys are `>= start` as the built
+    /// table's `objects.forEachLeaf(from:_:)` would (but a leaf may come in
+    /// several calls, each with its part of the bits), reading them
+    /// from where they are stored, if the table is not built and reading
+    /// them so is worth it; returns `false`, having called nothing, if not
+    /// (the caller then reads the built table).
+    func forEachLeaf(from start: Int64,
+                     _ body: (_ base: Int64, _ bits: UInt64, _ values: UnsafeBufferPointer<ObjectRecord>) -> Bool) -> Bool
+
     /// The whole table: built on the first call, then the same value. Never
     /// fails: a table whose stored form turns out damaged is rebuilt from
     /// the source of truth (the journal).

@@ -86,6 +86,14 @@ struct Table: Sendable {
     /// The number of objects. O(1).
     var count: Int { deferred?.count ?? ownObjects.count }
 
+    /// ``objects``' `forEachLeaf(from:_:)`, streamed from a deferred table
+    /// when it can (see ``DeferredTable/forEachLeaf(from:_:)``).
+    func forEachLeaf(from start: Int64,
+                     _ body: (_ base: Int64, _ bits: UInt64, _ values: UnsafeBufferPointer<ObjectRecord>) -> Bool) {
+        if let deferred, deferred.forEachLeaf(from: start, body) { return }
+        objects.forEachLeaf(from: start, body)
+    }
+
     /// Copies the deferred table's built parts into this value, so it can
     /// change them. O(1) once built.
     private mutating func undefer() {
