@@ -61,8 +61,8 @@ struct UnscannedPrefix: Sendable, Equatable {
 
     /// Where each version's record starts, found by checking every record of
     /// the prefix as opening checks a journal (framing, checksum, the version
-    /// each payload starts with), and that they end with the record of
-    /// ``version`` at ``recordOffset``.
+    /// each payload starts with), and that the last of them, ending at
+    /// ``end``, holds ``version``.
     ///
     /// Any record that fails is damage, never a torn tail: the journal goes
     /// on after the prefix.
@@ -79,11 +79,16 @@ struct UnscannedPrefix: Sendable, Equatable {
             let lastGood = baseVersion + UInt64(offsets.count)
             switch try cursor.nextVersion() {
             case .end:
-                guard lastGood == version, offsets.last == recordOffset else {
+                // Valid records that end at `end` with another version mean
+                // the versions after the prefix were numbered wrongly at open.
+                // Ending with `version`, they hold what the checkpoint covers,
+                // even if none starts at `recordOffset` (only a crafted file
+                // gets there): reads are right, so that is no damage.
+                guard lastGood == version else {
                     let before = UInt64(offsets.count(where: { $0 < recordOffset }))
                     throw .damaged(offset: UInt64(recordOffset), lastGoodVersion: baseVersion + max(before, 1) - 1,
                                    reason: "the records before byte \(end) hold versions \(baseVersion + 1)...\(lastGood), "
-                                       + "not the record of version \(version) at byte \(recordOffset) (\(vouched))")
+                                       + "not \(baseVersion + 1)...\(version) (\(vouched))")
                 }
                 return offsets
             case .record(let found, let start):
