@@ -14,9 +14,7 @@ import Foundation
 ///
 /// Opening scans the whole journal (checksums, decoding, versions) and keeps
 /// an index of where each commit starts (8 bytes a commit), so reading from
-/// any version seeks straight to it. Internally, an open may trust a prefix a
-/// checkpoint vouches for (``JournalPrefix``) and scan only the rest; the
-/// prefix is then scanned the first time history reads it.
+/// any version seeks straight to it.
 public final class Journal: Sendable {
     /// The journal's file, or `nil` for an in-memory journal.
     public let fileURL: URL?
