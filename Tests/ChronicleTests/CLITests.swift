@@ -286,7 +286,7 @@ struct CLITests {
         let damaged = directory.appendingPathComponent("damaged.journal")
         var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         let journal = try Journal(contentsOf: URL(fileURLWithPath: path))
-        let offset = journal.core.readRange(from: 3).start
+        let offset = try journal.core.readRange(from: 3).start
         bytes[offset + 10] ^= 0xFF  // inside record 3; valid records follow
         try bytes.write(to: damaged)
         let verify = try Self.run(["verify", damaged.path])

@@ -12,12 +12,20 @@ public struct CommitReader: Sendable {
     public let lastVersion: UInt64
     private var error: JournalError?
 
+    /// A reader from `version`. If finding it fails (it lies in a trusted
+    /// prefix that turns out damaged), the first ``next()`` throws why.
     init(core: JournalCore, from version: UInt64) {
-        let range = core.readRange(from: version)
-        cursor = RecordCursor(storage: core.storage, from: range.start, to: range.end)
         nextVersion = version
-        lastVersion = range.lastVersion
-        error = range.isClosed ? .closed : nil
+        do throws(JournalError) {
+            let range = try core.readRange(from: version)
+            cursor = RecordCursor(storage: core.storage, from: range.start, to: range.end)
+            lastVersion = range.lastVersion
+            error = range.isClosed ? .closed : nil
+        } catch {
+            cursor = RecordCursor(storage: core.storage, from: 0, to: 0)
+            lastVersion = core.state.withLock { $0.lastVersion }
+            self.error = error
+        }
     }
 
     /// The next commit, or `nil` after the last one.

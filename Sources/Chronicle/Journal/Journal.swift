@@ -33,6 +33,10 @@ public final class Journal: Sendable {
     /// `Store.compact(keepingLast:)` (its first commit, version
     /// `baseVersion + 1`, is a snapshot of the state at that version).
     public let baseVersion: UInt64
+    /// The last version of the prefix this journal was opened trusting
+    /// (``init(fileURL:durability:trusting:)``), or `nil` if opening scanned
+    /// every record (no prefix was given, or it did not fit the file).
+    let trustedPrefixVersion: UInt64?
 
     let core: JournalCore
 
@@ -43,12 +47,13 @@ public final class Journal: Sendable {
         fileIdentifier = scan.fileID
         discardedTailBytes = scan.tornBytes
         baseVersion = scan.baseVersion
+        trustedPrefixVersion = scan.unscanned?.version
         var hasFlusher = false
         if case .batched = durability, !isReadOnly { hasFlusher = true }
         var reserves = false
         if !isReadOnly, storage is JournalFile, durability != .none { reserves = true }
-        core = JournalCore(storage: storage, baseVersion: scan.baseVersion, offsets: scan.offsets, end: scan.end,
-                           hasFlusher: hasFlusher, reserves: reserves)
+        core = JournalCore(storage: storage, baseVersion: scan.baseVersion, unscanned: scan.unscanned, offsets: scan.offsets,
+                           end: scan.end, hasFlusher: hasFlusher, reserves: reserves)
         if case .batched(let maxDelay, _) = durability, !isReadOnly {
             let core = self.core
             let flusher = Thread {
@@ -76,8 +81,30 @@ public final class Journal: Sendable {
     ///   cannot take over (left untouched); ``JournalError/io(operation:errno:path:)``.
     /// - Complexity: O(size of the journal).
     public convenience init(fileURL: URL, durability: Durability = .full) throws(JournalError) {
+        try self.init(fileURL: fileURL, durability: durability, trusting: nil)
+    }
+
+    /// Opens the journal at `fileURL` for appending, as
+    /// ``init(fileURL:durability:)`` does, but trusting the records of
+    /// `prefix` (from a checkpoint) if it fits the file, so that only the
+    /// records after it are scanned now.
+    ///
+    /// The prefix fits if the file id matches, `prefix.recordOffset` is in
+    /// the data and a whole frame starts there whose stored checksum is
+    /// `prefix.recordChecksum` and whose payload starts with `prefix.version`,
+    /// after ``baseVersion``. Its payload's checksum is not checked, nor any
+    /// record before it: they are checked, as a full open checks them, the
+    /// first time a read needs an offset inside the prefix, and damage found
+    /// then is thrown by that read. If the prefix does not fit, the whole
+    /// journal is scanned, exactly as without one. ``trustedPrefixVersion``
+    /// says which happened.
+    ///
+    /// - Throws: as ``init(fileURL:durability:)``.
+    /// - Complexity: O(size of the journal after the prefix) if it fits,
+    ///   otherwise O(size of the journal).
+    convenience init(fileURL: URL, durability: Durability = .full, trusting prefix: JournalPrefix?) throws(JournalError) {
         let file = try JournalFile.openForWriting(fileURL)
-        let scan = try JournalScan.scan(file, url: fileURL)
+        let scan = try JournalScan.scan(file, url: fileURL, trusting: prefix)
         if scan.tornBytes > 0 {
             try file.truncate(to: scan.end)
         } else {
@@ -97,17 +124,27 @@ public final class Journal: Sendable {
     /// - Throws: the same opening errors as ``init(fileURL:durability:)``, except ``JournalError/locked(_:)``.
     /// - Complexity: O(size of the journal).
     public convenience init(contentsOf url: URL) throws(JournalError) {
+        try self.init(contentsOf: url, trusting: nil)
+    }
+
+    /// Opens the journal at `url` for reading only, as ``init(contentsOf:)``
+    /// does, trusting `prefix` as ``init(fileURL:durability:trusting:)`` does.
+    /// - Throws: as ``init(contentsOf:)``.
+    /// - Complexity: as ``init(fileURL:durability:trusting:)``.
+    convenience init(contentsOf url: URL, trusting prefix: JournalPrefix?) throws(JournalError) {
         let file = try JournalFile.openForReading(url)
-        let scan = try JournalScan.scan(file, url: url)
+        let scan = try JournalScan.scan(file, url: url, trusting: prefix)
         self.init(fileURL: url, durability: .none, isReadOnly: true, scan: scan, storage: file)
     }
 
     /// Test and fuzzing seam: opens journal `bytes` held in memory exactly as
-    /// ``init(contentsOf:)`` opens a file (same scan, same errors, read-only),
-    /// with `url` standing in for the file's path in errors.
-    convenience init(bytes: [UInt8], url: URL = URL(fileURLWithPath: "/in-memory.journal")) throws(JournalError) {
+    /// ``init(contentsOf:trusting:)`` opens a file (same scan, same errors,
+    /// read-only), with `url` standing in for the file's path in errors.
+    /// - Complexity: as ``init(fileURL:durability:trusting:)``.
+    convenience init(bytes: [UInt8], url: URL = URL(fileURLWithPath: "/in-memory.journal"),
+                     trusting prefix: JournalPrefix? = nil) throws(JournalError) {
         let storage = InMemoryStorage(bytes: bytes)
-        let scan = try JournalScan.scan(storage, url: url)
+        let scan = try JournalScan.scan(storage, url: url, trusting: prefix)
         self.init(fileURL: url, durability: .none, isReadOnly: true, scan: scan, storage: storage)
     }
 

@@ -1,7 +1,8 @@
 import Foundation
 
 /// The journal's mutable core: the storage, the version → offset index, and
-/// the failed/closed flags, all behind one lock (see ``Locked`` for why not `Mutex`); plus group commit.
+/// the failed/closed flags, all behind one lock (see ``Locked`` for why not `Mutex`); plus group commit,
+/// and the prefix a trusted open left to check (``prefixCheck``).
 ///
 /// Kept apart from ``Journal`` so the batched flusher thread can hold the
 /// core without keeping the public object alive.
@@ -9,7 +10,11 @@ final class JournalCore: Sendable {
     struct State: Sendable {
         /// The version before the first commit (0 unless compacted).
         let baseVersion: UInt64
-        /// `offsets[v - 1 - baseVersion]` is where the record of version `v` starts (8 bytes a commit).
+        /// How many versions after `baseVersion` a trusted open left unscanned
+        /// (``UnscannedPrefix``): they are in the journal, but not in `offsets`
+        /// until the prefix is scanned. 0 once it is, or if there was none.
+        var unscannedCount: UInt64 = 0
+        /// `offsets[v - firstIndexedVersion]` is where the record of version `v` starts (8 bytes a commit).
         var offsets: [Int]
         /// The end of the last written record: where the next one goes.
         var end: Int
@@ -23,21 +28,43 @@ final class JournalCore: Sendable {
         /// Whether appends reserve space ahead (a file journal that syncs).
         var reserves: Bool
 
-        var lastVersion: UInt64 { baseVersion + UInt64(offsets.count) }
+        var lastVersion: UInt64 { firstIndexedVersion - 1 + UInt64(offsets.count) }
+        /// The version whose record `offsets[0]` is.
+        var firstIndexedVersion: UInt64 { baseVersion + unscannedCount + 1 }
+
+        /// Whether finding the record of `version` (or, at most `baseVersion`,
+        /// of the first version) needs the unscanned prefix scanned first.
+        func needsPrefixScan(_ version: UInt64) -> Bool { version < firstIndexedVersion && unscannedCount > 0 }
+
+        /// Where the record of `version` starts (the first record's, for a
+        /// version at most `baseVersion`). Only for a version at most
+        /// `lastVersion` that does not need the prefix scanned.
+        func offset(of version: UInt64) -> Int {
+            offsets[version > firstIndexedVersion ? Int(version - firstIndexedVersion) : 0]
+        }
     }
 
     let storage: any JournalStorage
     let state: Locked<State>
     let groupCommit: GroupCommit
+    /// The prefix a trusted open skipped, until it is scanned; lock order:
+    /// this lock, then `state`'s (see `scanUnscannedPrefix()`).
+    let prefixCheck: Locked<PrefixCheck>
 
     /// How much an append reserves ahead of the data when it runs out.
     static let reservation = 1 << 20
 
-    init(storage: any JournalStorage, baseVersion: UInt64 = 0, offsets: [Int], end: Int, hasFlusher: Bool,
-         reserves: Bool = false) {
+    /// A core whose storage holds the records at `offsets`, after the
+    /// records of `unscanned` (if a trusted open skipped them) or after
+    /// `baseVersion`.
+    init(storage: any JournalStorage, baseVersion: UInt64 = 0, unscanned: UnscannedPrefix? = nil, offsets: [Int], end: Int,
+         hasFlusher: Bool, reserves: Bool = false) {
         self.storage = storage
-        state = Locked(State(baseVersion: baseVersion, offsets: offsets, end: end, reservedEnd: end, reserves: reserves))
-        groupCommit = GroupCommit(durableVersion: baseVersion + UInt64(offsets.count), hasFlusher: hasFlusher)
+        let initial = State(baseVersion: baseVersion, unscannedCount: unscanned?.count ?? 0, offsets: offsets, end: end,
+                            reservedEnd: end, reserves: reserves)
+        state = Locked(initial)
+        prefixCheck = Locked(unscanned.map { .pending($0) } ?? .checked)
+        groupCommit = GroupCommit(durableVersion: initial.lastVersion, hasFlusher: hasFlusher)
     }
 
     /// Writes `commit` as the next record, in version order, without syncing.
@@ -112,11 +139,38 @@ final class JournalCore: Sendable {
     }
 
     /// Where reading from `version` starts and where the written data ends.
-    func readRange(from version: UInt64) -> (start: Int, end: Int, lastVersion: UInt64, isClosed: Bool) {
-        state.withLock { state in
-            let index = version > state.baseVersion ? Int(version - 1 - state.baseVersion) : 0
-            let start = version <= state.lastVersion ? state.offsets[index] : state.end
+    ///
+    /// - Throws: if `version` lies in an unscanned prefix, what scanning it
+    ///   throws (``scanUnscannedPrefix()``).
+    /// - Complexity: O(1), or O(size of the prefix) to scan it.
+    func readRange(from version: UInt64) throws(JournalError) -> (start: Int, end: Int, lastVersion: UInt64, isClosed: Bool) {
+        let closed = state.withLock { state in state.isClosed ? (state.end, state.end, state.lastVersion, true) : nil }
+        if let closed { return closed }
+        return try lookUp(version) { state in
+            let start = version <= state.lastVersion ? state.offset(of: version) : state.end
             return (start, state.end, state.lastVersion, state.isClosed)
+        }
+    }
+
+    /// Where the record of `version` starts; `nil` unless
+    /// `baseVersion < version <= lastVersion`.
+    ///
+    /// - Throws: as ``readRange(from:)``.
+    /// - Complexity: as ``readRange(from:)``.
+    func recordOffset(of version: UInt64) throws(JournalError) -> Int? {
+        try lookUp(version) { state in
+            version > state.baseVersion && version <= state.lastVersion ? state.offset(of: version) : nil
+        }
+    }
+
+    /// `body` applied to the state once the record of `version` is indexed,
+    /// scanning the unscanned prefix first if it must.
+    private func lookUp<T>(_ version: UInt64, _ body: (State) -> T) throws(JournalError) -> T {
+        while true {
+            let found: T? = state.withLock { state in state.needsPrefixScan(version) ? nil : body(state) }
+            if let found { return found }
+            // Either throws or leaves nothing unscanned: the next turn finds it.
+            try scanUnscannedPrefix()
         }
     }
 }

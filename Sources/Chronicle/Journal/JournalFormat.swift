@@ -105,6 +105,11 @@ enum JournalFormat {
         return w.bytes
     }
 
+    /// The `UInt32` stored little-endian at `bytes[offset..<offset + 4]`.
+    static func littleEndian32(_ bytes: [UInt8], at offset: Int) -> UInt32 {
+        UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16 | UInt32(bytes[offset + 3]) << 24
+    }
+
     /// The record checksum: CRC32C over the little-endian length, then the payload,
     /// so a damaged length field is caught as surely as a damaged payload.
     static func checksum(length: UInt32, payload: UnsafeRawBufferPointer) -> UInt32 {

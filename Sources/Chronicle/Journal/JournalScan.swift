@@ -15,32 +15,63 @@ import Foundation
 /// events do not decode (only a bug or a crafted file makes one) is reported
 /// as damage, with its offset, when it is read — by the fold, a reader, or
 /// `chronicle verify`.
+///
+/// Given a ``JournalPrefix`` that fits the file, the scan starts after the
+/// prefix's last record instead, with the same rules; the prefix is left to
+/// ``UnscannedPrefix/scanRecords(in:)``, which checks it when history first
+/// needs it.
 struct JournalScan {
     var fileID: UUID
     /// The version before the first commit (0 unless the journal was compacted).
     var baseVersion: UInt64 = 0
-    /// `offsets[v - 1 - baseVersion]` is where the record of version `v` starts.
+    /// Where every scanned commit starts: `offsets[i]` is the record of
+    /// version `baseVersion + 1 + i`, or `unscanned.version + 1 + i` after
+    /// a trusted prefix.
     var offsets: [Int]
     /// The end of the last whole commit.
     var end: Int
     /// Bytes after `end`: a torn tail.
     var tornBytes: Int
+    /// The prefix the scan trusted and skipped, if it was given one that fits.
+    var unscanned: UnscannedPrefix? = nil
 
     /// Scans all of `storage`. Reads only; never modifies it.
     /// - Complexity: O(size of the journal); memory O(number of commits).
     static func scan(_ storage: any JournalStorage, url: URL) throws(JournalError) -> JournalScan {
+        try scan(storage, url: url, trusting: nil)
+    }
+
+    /// Scans `storage` after the records `prefix` vouches for, if it fits
+    /// the file (``UnscannedPrefix/fitting(_:header:storage:size:)``), or
+    /// all of it otherwise. The header is checked either way. Reads only;
+    /// never modifies it.
+    /// - Complexity: O(size of the journal after the prefix) when the
+    ///   prefix fits, O(size of the journal) otherwise; memory O(number of
+    ///   commits scanned).
+    static func scan(_ storage: any JournalStorage, url: URL, trusting prefix: JournalPrefix?) throws(JournalError) -> JournalScan {
         let size = try storage.size()
         let bytes = try storage.read(count: min(size, JournalFormat.versionTwoHeaderSize), at: 0)
         let header = try JournalFormat.parseHeader(bytes, fileSize: size, url: url)
-        let fileID = header.fileID
-        let base = header.baseVersion
-        var cursor = RecordCursor(storage: storage, from: header.size, to: size)
+        var unscanned: UnscannedPrefix?
+        if let prefix { unscanned = try UnscannedPrefix.fitting(prefix, header: header, storage: storage, size: size) }
+        let (offsets, end) = try scanRecords(storage, from: unscanned?.end ?? header.size, to: size,
+                                             after: unscanned?.version ?? header.baseVersion)
+        return JournalScan(fileID: header.fileID, baseVersion: header.baseVersion, offsets: offsets, end: end,
+                           tornBytes: size - end, unscanned: unscanned)
+    }
+
+    /// The records from `start` to `size`, whose versions must run on from
+    /// `previous`: where each starts, and where the last whole one ends
+    /// (`size` unless a torn tail follows it).
+    private static func scanRecords(_ storage: any JournalStorage, from start: Int, to size: Int,
+                                    after previous: UInt64) throws(JournalError) -> (offsets: [Int], end: Int) {
+        var cursor = RecordCursor(storage: storage, from: start, to: size)
         var offsets: [Int] = []
         while true {
-            let lastGood = base + UInt64(offsets.count)
+            let lastGood = previous + UInt64(offsets.count)
             switch try cursor.nextVersion() {
             case .end:
-                return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: size, tornBytes: 0)
+                return (offsets, size)
             case .record(let version, let start):
                 guard version == lastGood + 1 else {
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,
@@ -59,7 +90,7 @@ struct JournalScan {
                                    reason: "\(reason), and more than \(limit) possible records follow at once, so it cannot be "
                                        + "ruled out that valid data follows (only a crafted file does this)")
                 case .none:
-                    return JournalScan(fileID: fileID, baseVersion: base, offsets: offsets, end: start, tornBytes: size - start)
+                    return (offsets, start)
                 }
             }
         }
