@@ -56,7 +56,7 @@ struct CheckpointRestoreTests {
         let url = try ReplayFixtures.journal(commits, name: "restore-\(items)")
         let journal = try Journal(contentsOf: url)
         let folded = try ReplayFixtures.prefixStates(commits).last!
-        let restored = try Self.restore(CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[1]),
+        let restored = try Self.restore(try CheckpointFile.encode(folded, journal: journal),
                                         journal).get()
         #expect(restored.isContentEqual(folded))
         #expect(restored.version == folded.version)
@@ -92,7 +92,7 @@ struct CheckpointRestoreTests {
         let url = try ReplayFixtures.journal(commits, name: "restore-large")
         let journal = try Journal(contentsOf: url)
         let folded = try ReplayFixtures.prefixStates(commits).last!
-        let bytes = CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[1])
+        let bytes = try CheckpointFile.encode(folded, journal: journal)
         try #require(bytes.count >= 1 << 20)
         #expect(try Self.restore(bytes, journal).get().isContentEqual(folded))
         for offset in [20, CheckpointLayout.headerSize - 1, CheckpointLayout.headerSize + 3, bytes.count / 2, bytes.count - 100, bytes.count - 1] {
@@ -120,7 +120,7 @@ struct CheckpointRestoreTests {
         let url = try ReplayFixtures.journal(commits, name: "equivalent-strings")
         let journal = try Journal(contentsOf: url)
         let folded = try ReplayFixtures.prefixStates(commits).last!
-        let restored = try Self.restore(CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[1]),
+        let restored = try Self.restore(try CheckpointFile.encode(folded, journal: journal),
                                         journal).get()
         #expect(restored._invariantViolations() == [])
         for team in teams {
@@ -135,23 +135,22 @@ struct CheckpointRestoreTests {
         let url = try ReplayFixtures.journal(commits, name: "random-\(seed)")
         let journal = try Journal(contentsOf: url)
         let folded = try ReplayFixtures.prefixStates(commits).last!
-        let restored = try Self.restore(CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits.last!),
+        let restored = try Self.restore(try CheckpointFile.encode(folded, journal: journal),
                                         journal).get()
         #expect(restored.isContentEqual(folded))
         #expect(restored._invariantViolations() == [])
     }
 
     /// A checkpoint of `state` whose objects of table `table` are listed as `objects`, not as the writer lists them.
-    static func encode(_ state: StoreState, journal: Journal, commit: Commit, table: Int,
-                       objects: [(ObjectKey, [PersistedValue])]) -> [UInt8] {
+    static func encode(_ state: StoreState, journal: Journal, table: Int,
+                       objects: [(ObjectKey, [PersistedValue])]) throws -> [UInt8] {
         var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue })
         for index in state.schema.indices {
             encoder.beginTable()
             let listed = index == table ? objects : state.objects(table: index).map { ($0.key, Array($0.record.values)) }
             for (key, values) in listed { encoder.append(key: key.rawValue, values: values) }
         }
-        return encoder.finish(journalID: journal.fileIdentifier, version: state.version,
-                              fingerprint: CheckpointFile.fingerprint(commit))
+        return encoder.finish(prefix: try #require(try journal.prefix(through: state.version)))
     }
 
     @Test(arguments: ["duplicate integer primary key", "duplicate string primary key", "keys out of order",
@@ -163,7 +162,7 @@ struct CheckpointRestoreTests {
         let state = try ReplayFixtures.prefixStates(commits).last!
         let items = state.objects(table: 0).map { ($0.key, Array($0.record.values)) }
         let tags = state.objects(table: 1).map { ($0.key, Array($0.record.values)) }
-        #expect(try Self.restore(Self.encode(state, journal: journal, commit: commits[1], table: 0, objects: items), journal)
+        #expect(try Self.restore(try Self.encode(state, journal: journal, table: 0, objects: items), journal)
                     .get().isContentEqual(state))
         var table = 0
         var objects = items
@@ -179,7 +178,7 @@ struct CheckpointRestoreTests {
         case "link to a negative key": objects[2].1[4] = .link(ObjectKey(-3))
         default: objects[1].1[1] = .int(4)
         }
-        let bytes = Self.encode(state, journal: journal, commit: commits[1], table: table, objects: objects)
+        let bytes = try Self.encode(state, journal: journal, table: table, objects: objects)
         guard case .failure(.invalidState) = Self.restore(bytes, journal) else {
             Issue.record("\(tampering): expected .invalidState, got \(Self.restore(bytes, journal))")
             return

@@ -189,9 +189,7 @@ struct FuzzSeedTests {
             let journal = try Journal(bytes: journalBytes)
             let state = try Store.fold(journal)
             guard state.version > 0 else { continue }
-            var reader = journal.reader(from: state.version)
-            let commit = try #require(try reader.next())
-            let checkpoint = CheckpointFile.encode(state, journalID: journal.fileIdentifier, commit: commit)
+            let checkpoint = try CheckpointFile.encode(state, journal: journal)
             guard case .success(let restored) = CheckpointFile.decode(checkpoint, journal: journal) else {
                 Issue.record("the checkpoint of \(name) was rejected")
                 continue

@@ -65,7 +65,7 @@ struct LazyCheckpointTests {
         let journal = try Journal(contentsOf: ReplayFixtures.journal(commits, name: name))
         let folded = try ReplayFixtures.prefixStates(commits).last!
         return Fixture(journal: journal, folded: folded,
-                       checkpoint: CheckpointFile.encode(folded, journalID: journal.fileIdentifier, commit: commits[2]))
+                       checkpoint: try CheckpointFile.encode(folded, journal: journal))
     }
 
     static func lazy(_ bytes: [UInt8], _ journal: Journal) throws -> StoreState {
@@ -304,6 +304,66 @@ struct LazyCheckpointTests {
         let reopened = try Store(configuration: configuration)
         #expect(reopened.object(ofType: Counter.self, forPrimaryKey: 2)?.value == -1)
         #expect(reopened.committedState().isContentEqual(expected))
+    }
+
+    /// A journal of 40 commits of counters, a checkpoint file at version 40,
+    /// then 3 more commits; closed. Returns the configuration to open it.
+    static func checkpointedJournal(_ name: String = #function) throws -> Store.Configuration {
+        let url = try JournalFixtures.journalURL(name)
+        var configuration = Store.Configuration(fileURL: url, durability: .none)
+        configuration.checkpoints.lazyTableMinimum = 1
+        let store = try Store(configuration: configuration)
+        for round in 0..<43 {
+            try store.write {
+                for id in (round * 25)..<(round * 25 + 25) { store.create(Counter.self, value: ["id": id, "value": round]) }
+            }
+            if store.version == 40 { try store.writeCheckpoint() }
+        }
+        try store.close()
+        return configuration
+    }
+
+    /// Opening from the checkpoint file trusts the journal's records it
+    /// covers (they are checked when history reads them).
+    @Test func aStoreOpeningFromItsCheckpointTrustsTheJournalPrefixItCovers() throws {
+        let configuration = try Self.checkpointedJournal()
+        let expected = try Store.fold(Journal(contentsOf: configuration.fileURL!))
+        let store = try Store(configuration: configuration)
+        #expect(store.checkpoints.fileStatus == .loaded(version: 40))
+        #expect(store.journal.trustedPrefixVersion == 40)
+        #expect(store.committedState().isContentEqual(expected))
+        #expect(store.object(ofType: Counter.self, forPrimaryKey: 1000)?.value == 40)
+        #expect(try store.frozen(at: 3).objects(Counter.self).count == 75)
+        try store.write { store.create(Counter.self, value: ["id": 5000]) }
+        #expect(store.version == 44)
+    }
+
+    /// A record the checkpoint covers, damaged: the open does not read it,
+    /// the current state is whole, and reading that history reports the damage.
+    @Test func damageInsideTheCoveredPrefixIsReportedWhenHistoryIsRead() throws {
+        let configuration = try Self.checkpointedJournal()
+        let url = configuration.fileURL!
+        let offset = try #require(try Journal(contentsOf: url).prefix(through: 10)).recordOffset + 20
+        var bytes = try JournalFixtures.bytes(url)
+        bytes[offset] ^= 0x10
+        try JournalFixtures.write(bytes, to: url)
+        let store = try Store(configuration: configuration)
+        #expect(store.checkpoints.fileStatus == .loaded(version: 40))
+        #expect(store.objects(Counter.self).count == 43 * 25)
+        #expect(store.object(ofType: Counter.self, forPrimaryKey: 260)?.value == 10)
+        do {
+            _ = try store.frozen(at: 12)
+            Issue.record("a damaged record was read without an error")
+        } catch {
+            guard case .journal(.damaged) = error else {
+                Issue.record("expected a damaged journal, got \(error)")
+                return
+            }
+        }
+        // Without the checkpoint, opening checks every record and finds it.
+        #expect(JournalFixtures.journalError { try Journal(contentsOf: url) }.map {
+            if case .damaged = $0 { true } else { false }
+        } == true)
     }
 
     /// When the checkpoint and the journal are both damaged there is nothing

@@ -94,13 +94,13 @@ struct ReplayCheckpointTests {
         let url = try ReplayFixtures.journal(commits)
         let journal = try Journal(fileURL: url)
         var state = try ReplayFixtures.prefixStates(commits).last!
-        #expect(CheckpointFile.decode(CheckpointFile.encode(state, journalID: journal.fileIdentifier, commit: commits[1]),
+        #expect(CheckpointFile.decode(try CheckpointFile.encode(state, journal: journal),
                                       journal: journal).map { $0.isContentEqual(state) } == .success(true))
         switch tampering {
         case "wrong type": state.tables[0].objects[1] = ObjectRecord(values: [.int(1), .int(7)])
         default: state.tables[1].objects[1] = ObjectRecord(values: [.string("Rex"), .link(ObjectKey(9))])
         }
-        let bytes = CheckpointFile.encode(state, journalID: journal.fileIdentifier, commit: commits[1])
+        let bytes = try CheckpointFile.encode(state, journal: journal)
         guard case .invalidState? = Self.rejection(CheckpointFile.decode(bytes, journal: journal)) else {
             Issue.record("\(tampering): expected .invalidState, got \(CheckpointFile.decode(bytes, journal: journal))")
             return

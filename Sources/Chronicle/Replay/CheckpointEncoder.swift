@@ -80,9 +80,8 @@ struct CheckpointEncoder {
         blockCount = 0
     }
 
-    /// The whole file, for the state at `version` of the journal `journalID`
-    /// whose commit at `version` has `fingerprint`.
-    consuming func finish(journalID: UUID, version: UInt64, fingerprint: UInt32) -> [UInt8] {
+    /// The whole file, for the state at the end of `prefix` of its journal.
+    consuming func finish(prefix: JournalPrefix) -> [UInt8] {
         finishBlock()
         while tables.count < schema.count { beginTable() }
         var directory = BinaryWriter(capacity: 1024 + tables.count * 64)
@@ -92,9 +91,10 @@ struct CheckpointEncoder {
         var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + blocks.count)
         w.raw(CheckpointFile.magic)
         w.fixed16(CheckpointFile.formatVersion)
-        withUnsafeBytes(of: journalID.uuid) { w.raw($0) }
-        w.fixed64(version)
-        w.fixed32(fingerprint)
+        withUnsafeBytes(of: prefix.fileID.uuid) { w.raw($0) }
+        w.fixed64(prefix.version)
+        w.fixed64(UInt64(prefix.recordOffset))
+        w.fixed32(prefix.recordChecksum)
         w.fixed32(UInt32(directoryBytes.count))
         w.fixed32(CRC32C.checksum(w.bytes))
         w.raw(directoryBytes)

@@ -7,8 +7,9 @@ import Foundation
 ///
 /// ```
 /// header:    magic "CHRNCKPT" · format u16 (2) · journal file id (16 bytes)
-///            · version u64 · fingerprint u32 (CRC32C of the encoded commit
-///            at `version`) · directory length u32 · CRC32C u32 of the header
+///            · version u64 · where the journal's record of `version` starts
+///            u64 · the CRC32C that record's frame stores u32 (together: a
+///            ``JournalPrefix``) · directory length u32 · CRC32C u32 of the header
 /// directory: type count; per type: its TypeSchema, next key, object count,
 ///            flags (1: objects carry their integer primary key; 2: those
 ///            keys ascend), block count, and per block: offset (from the
@@ -23,7 +24,10 @@ import Foundation
 ///
 /// A file is used only when its header's and directory's checksums hold,
 /// its file id is the journal's, its version is in the journal, and the
-/// journal's commit at that version has the recorded fingerprint. A block
+/// journal's record of that version is where the header says, with the
+/// checksum it says. The journal then need not check the records the
+/// checkpoint covers at open (``Journal/init(fileURL:durability:trusting:)``):
+/// reading history checks them. A block
 /// is checked when it is first read: at open for tables loaded whole, on
 /// first use for tables loaded lazily (``CheckpointTable``). Anything that
 /// fails at open is ignored (and the file rewritten later); a block that
@@ -63,20 +67,26 @@ enum CheckpointFile {
         journalURL.deletingLastPathComponent().appendingPathComponent(journalURL.lastPathComponent + ".checkpoint")
     }
 
-    /// The fingerprint of a commit: the CRC32C of its encoding.
-    static func fingerprint(_ commit: Commit) -> UInt32 { CRC32C.checksum(EventCodec.encode(commit)) }
-
-    // MARK: Writing
-
-    /// The bytes of a checkpoint of `state`, whose version's commit is `commit`.
+    /// The bytes of a checkpoint of `state`, folded from the journal whose
+    /// prefix through `state.version` is `prefix`.
     /// - Complexity: O(size of the state).
-    static func encode(_ state: StoreState, journalID: UUID, commit: Commit) -> [UInt8] {
+    static func encode(_ state: StoreState, prefix: JournalPrefix) -> [UInt8] {
         var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue })
         for table in state.schema.indices {
             encoder.beginTable()
             for (key, record) in state.objects(table: table) { encoder.append(key: key.rawValue, values: record.values) }
         }
-        return encoder.finish(journalID: journalID, version: state.version, fingerprint: fingerprint(commit))
+        return encoder.finish(prefix: prefix)
+    }
+
+    /// ``encode(_:prefix:)`` with `journal`'s prefix through `state.version`.
+    /// - Throws: ``JournalError`` if the journal cannot be read there, or
+    ///   ``JournalError/versionMismatch(expected:found:)`` if it does not hold that version.
+    static func encode(_ state: StoreState, journal: Journal) throws(JournalError) -> [UInt8] {
+        guard let prefix = try journal.prefix(through: state.version) else {
+            throw .versionMismatch(expected: state.version, found: journal.lastVersion)
+        }
+        return encode(state, prefix: prefix)
     }
 
     /// Writes a checkpoint of `state` next to the journal, atomically and
@@ -101,9 +111,8 @@ enum CheckpointFile {
                       afterStep: ((FileReplacementStep) throws(JournalError) -> Void)? = nil) throws(JournalError) -> Bool {
         guard let journalURL = journal.fileURL, !journal.isReadOnly, state.version > 0 else { return false }
         try journal.sync()
-        var reader = journal.reader(from: state.version)
-        guard let commit = try reader.next(), commit.version == state.version else { return false }
-        let bytes = encode(state, journalID: journal.fileIdentifier, commit: commit)
+        guard let prefix = try journal.prefix(through: state.version) else { return false }
+        let bytes = encode(state, prefix: prefix)
         let target = url(for: journalURL)
         FileReplacement.removeLeftovers(of: target)
         try FileReplacement.replace(at: target, afterStep: afterStep) { (file) throws(JournalError) in
@@ -114,19 +123,45 @@ enum CheckpointFile {
 
     // MARK: Reading
 
-    /// The state in the checkpoint file of `journal`, or why it cannot be
-    /// used. The file is mapped, not read: tables of at least
-    /// `deferringFrom` objects that no link touches are left in it and read
-    /// lazily (``CheckpointTable``); the others are decoded now.
-    static func load(for journal: Journal, deferringFrom minimum: Int = .max) -> Result<StoreState, Rejection> {
-        guard let journalURL = journal.fileURL else { return .failure(.unreadable("the journal is in memory")) }
+    /// A checkpoint file mapped and its header and directory checked, not
+    /// yet matched against a journal: what a store reads before it opens the
+    /// journal, so that the journal can trust the prefix the file covers.
+    struct Candidate: Sendable {
+        let file: MappedFile
+        let layout: CheckpointLayout
+    }
+
+    /// The checkpoint file next to the journal at `journalURL`, or why it
+    /// cannot be used. Maps the file and checks its header and directory:
+    /// O(types + blocks), whatever the size of the state.
+    static func candidate(for journalURL: URL) -> Result<Candidate, Rejection> {
         let file: MappedFile
         do throws(JournalError) {
             file = try MappedFile(contentsOf: url(for: journalURL))
         } catch {
             return .failure(.unreadable("\(error)"))
         }
-        return decode(file, journal: journal, deferringFrom: minimum)
+        return candidate(file)
+    }
+
+    private static func candidate(_ file: MappedFile) -> Result<Candidate, Rejection> {
+        do throws(CheckpointLayout.Failure) {
+            return .success(Candidate(file: file, layout: try CheckpointLayout(parsing: file.bytes)))
+        } catch {
+            switch error {
+            case .checksum: return .failure(.checksum)
+            case .format(let why): return .failure(.format(why))
+            }
+        }
+    }
+
+    /// The state in the checkpoint file of `journal`, or why it cannot be
+    /// used. The file is mapped, not read: tables of at least
+    /// `deferringFrom` objects that no link touches are left in it and read
+    /// lazily (``CheckpointTable``); the others are decoded now.
+    static func load(for journal: Journal, deferringFrom minimum: Int = .max) -> Result<StoreState, Rejection> {
+        guard let journalURL = journal.fileURL else { return .failure(.unreadable("the journal is in memory")) }
+        return candidate(for: journalURL).flatMap { decode($0, journal: journal, deferringFrom: minimum) }
     }
 
     /// Checks and decodes checkpoint bytes against `journal`, all of them now.
@@ -137,40 +172,39 @@ enum CheckpointFile {
     /// Checks and decodes the checkpoint in `file` against `journal`,
     /// deferring the tables ``load(for:deferringFrom:)`` says.
     static func decode(_ file: MappedFile, journal: Journal, deferringFrom minimum: Int) -> Result<StoreState, Rejection> {
+        candidate(file).flatMap { decode($0, journal: journal, deferringFrom: minimum) }
+    }
+
+    /// Matches `candidate` against `journal` and decodes it, deferring the
+    /// tables ``load(for:deferringFrom:)`` says.
+    static func decode(_ candidate: Candidate, journal: Journal, deferringFrom minimum: Int) -> Result<StoreState, Rejection> {
         do throws(Rejection) {
-            return .success(try decode(file, layout: try layout(of: file.bytes, journal: journal), journal: journal,
-                                       deferringFrom: minimum))
+            try check(candidate.layout.prefix, against: journal)
+            return .success(try decode(candidate.file, layout: candidate.layout, journal: journal, deferringFrom: minimum))
         } catch {
             return .failure(error)
         }
     }
 
-    /// The header and directory of `bytes`, checked against `journal`.
-    private static func layout(of bytes: UnsafeRawBufferPointer, journal: Journal) throws(Rejection) -> CheckpointLayout {
-        let layout: CheckpointLayout
-        do throws(CheckpointLayout.Failure) {
-            layout = try CheckpointLayout(parsing: bytes)
-        } catch {
-            switch error {
-            case .checksum: throw .checksum
-            case .format(let why): throw .format(why)
-            }
+    /// Checks that `prefix` is `journal`'s: the same file, and the record of
+    /// its version where it says with the checksum it says. O(1): a journal
+    /// opened trusting this prefix checked it already; otherwise one frame
+    /// header is read.
+    private static func check(_ prefix: JournalPrefix, against journal: Journal) throws(Rejection) {
+        guard prefix.fileID == journal.fileIdentifier else { throw .otherJournal }
+        guard prefix.version > 0, prefix.version <= journal.lastVersion else {
+            throw .beyondJournal(version: prefix.version, journalVersion: journal.lastVersion)
         }
-        guard layout.journalID == journal.fileIdentifier else { throw .otherJournal }
-        guard layout.version > 0, layout.version <= journal.lastVersion else {
-            throw .beyondJournal(version: layout.version, journalVersion: journal.lastVersion)
-        }
-        var reader = journal.reader(from: layout.version)
-        do {
-            guard let commit = try reader.next(), fingerprint(commit) == layout.fingerprint else {
-                throw Rejection.fingerprint(version: layout.version)
-            }
-        } catch let rejection as Rejection {
-            throw rejection
+        // Opened trusting a prefix of this version: the store's open passed
+        // it this very prefix, which the journal checked as below.
+        if journal.trustedPrefixVersion == prefix.version { return }
+        let found: JournalPrefix?
+        do throws(JournalError) {
+            found = try journal.prefix(through: prefix.version)
         } catch {
             throw .unreadable("\(error)")
         }
-        return layout
+        guard found == prefix else { throw .fingerprint(version: prefix.version) }
     }
 
     private static func decode(_ file: MappedFile, layout: CheckpointLayout, journal: Journal,

@@ -7,8 +7,11 @@ import Foundation
 ///
 /// - Complexity: O(types + blocks) to parse.
 struct CheckpointLayout: Sendable {
-    /// magic · format · journal file id · version · fingerprint · directory length · header checksum.
-    static let headerSize = 8 + 2 + 16 + 8 + 4 + 4 + 4
+    /// magic · format · journal file id · version · record offset · record
+    /// checksum · directory length · header checksum.
+    static let headerSize = 8 + 2 + 16 + 8 + 8 + 4 + 4 + 4
+    /// Where the directory length is in the header.
+    static let directoryLengthOffset = headerSize - 8
 
     /// One run of objects of one table, checked as a whole.
     struct Block: Sendable, Equatable {
@@ -55,10 +58,12 @@ struct CheckpointLayout: Sendable {
         }
     }
 
-    var journalID: UUID
-    var version: UInt64
-    var fingerprint: UInt32
+    /// The journal the state was folded from, through the state's version.
+    var prefix: JournalPrefix
     var tables: [Table]
+
+    /// The version of the state.
+    var version: UInt64 { prefix.version }
 
     /// Why a header or directory cannot be used.
     enum Failure: Error {
@@ -76,10 +81,12 @@ struct CheckpointLayout: Sendable {
         guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<(Self.headerSize - 4)]))
                 == load(Self.headerSize - 4, as: UInt32.self) else { throw .checksum }
         guard load(8, as: UInt16.self) == CheckpointFile.formatVersion else { throw .format("unknown checkpoint format") }
-        journalID = UUID(uuid: bytes.loadUnaligned(fromByteOffset: 10, as: uuid_t.self))
-        version = load(26, as: UInt64.self)
-        fingerprint = load(34, as: UInt32.self)
-        let directoryLength = Int(load(38, as: UInt32.self))
+        let recordOffset = load(34, as: UInt64.self)
+        guard recordOffset <= UInt64(Int.max) else { throw .format("a record offset beyond any file") }
+        prefix = JournalPrefix(fileID: UUID(uuid: bytes.loadUnaligned(fromByteOffset: 10, as: uuid_t.self)),
+                               version: load(26, as: UInt64.self), recordOffset: Int(recordOffset),
+                               recordChecksum: load(42, as: UInt32.self))
+        let directoryLength = Int(load(Self.directoryLengthOffset, as: UInt32.self))
         let blocksStart = Self.headerSize + directoryLength + 4
         guard blocksStart <= bytes.count else { throw .format("the directory runs past the end") }
         let directory = UnsafeRawBufferPointer(rebasing: bytes[Self.headerSize..<(Self.headerSize + directoryLength)])
@@ -151,7 +158,9 @@ struct CheckpointLayout: Sendable {
             withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(offset..<(offset + 4), with: $0) }
         }
         seal(0..<(headerSize - 4), at: headerSize - 4)
-        let directoryLength = bytes.withUnsafeBytes { Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 38, as: UInt32.self))) }
+        let directoryLength = bytes.withUnsafeBytes {
+            Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: directoryLengthOffset, as: UInt32.self)))
+        }
         let blocksStart = headerSize + directoryLength + 4
         guard blocksStart <= bytes.count else { return bytes }
         seal(headerSize..<(headerSize + directoryLength), at: blocksStart - 4)
@@ -167,7 +176,7 @@ struct CheckpointLayout: Sendable {
             layout.tables[index].encode(into: &directory)
         }
         let encoded = directory.bytes
-        var header = Array(bytes[..<38])
+        var header = Array(bytes[..<directoryLengthOffset])
         withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { header.append(contentsOf: $0) }
         header += withUnsafeBytes(of: CRC32C.checksum(header).littleEndian) { Array($0) }
         return header + encoded + withUnsafeBytes(of: CRC32C.checksum(encoded).littleEndian) { Array($0) } + bytes[blocksStart...]

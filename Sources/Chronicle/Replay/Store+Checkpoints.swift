@@ -9,11 +9,16 @@ extension Store {
     ///
     /// - Returns: the state, and how many events the journal holds beyond
     ///   the checkpoint file afterwards (where the store's writer starts counting).
-    static func open(_ journal: Journal, checkpoints: CheckpointIndex) throws(StoreError) -> (state: StoreState, eventsBeyondFile: Int) {
+    ///
+    /// - Parameter candidate: the checkpoint file as read before the journal
+    ///   was opened (``checkpointCandidate(for:policy:)``), if any.
+    static func open(_ journal: Journal, checkpoints: CheckpointIndex,
+                     candidate: Result<CheckpointFile.Candidate, CheckpointFile.Rejection>?) throws(StoreError)
+        -> (state: StoreState, eventsBeyondFile: Int) {
         let policy = checkpoints.policy
         var state = StoreState()
-        if policy.usesFile, journal.fileURL != nil {
-            switch CheckpointFile.load(for: journal, deferringFrom: max(1, policy.lazyTableMinimum)) {
+        if policy.usesFile, journal.fileURL != nil, let candidate {
+            switch candidate.flatMap({ CheckpointFile.decode($0, journal: journal, deferringFrom: max(1, policy.lazyTableMinimum)) }) {
             case .success(let loaded):
                 state = loaded
                 checkpoints.insert(loaded)
@@ -43,6 +48,14 @@ extension Store {
             }
         }
         return (state, folded)
+    }
+
+    /// The checkpoint file of the journal at `url`, read (its header and
+    /// directory) before the journal is opened, so that the journal can
+    /// trust the prefix it covers; `nil` if the policy uses no file.
+    static func checkpointCandidate(for url: URL, policy: CheckpointPolicy)
+        -> Result<CheckpointFile.Candidate, CheckpointFile.Rejection>? {
+        policy.usesFile ? CheckpointFile.candidate(for: url) : nil
     }
 
     /// Writes the checkpoint file for the current version next to the

@@ -56,9 +56,13 @@ public final class Store: Sendable {
     public init(configuration: Configuration) throws(StoreError) {
         self.configuration = configuration
         let journal: Journal
+        var candidate: Result<CheckpointFile.Candidate, CheckpointFile.Rejection>?
         do {
             if let url = configuration.fileURL {
-                journal = try Journal(fileURL: url, durability: configuration.durability)
+                // The checkpoint file first: the journal need not check the records it covers.
+                candidate = Store.checkpointCandidate(for: url, policy: configuration.checkpoints)
+                let prefix = try? candidate?.get().layout.prefix
+                journal = try Journal(fileURL: url, durability: configuration.durability, trusting: prefix)
             } else {
                 journal = Journal.inMemory()
             }
@@ -68,7 +72,7 @@ public final class Store: Sendable {
         journalBox = Locked(journal)
         let checkpoints = CheckpointIndex(policy: configuration.checkpoints)
         self.checkpoints = checkpoints
-        let opened = try Store.open(journal, checkpoints: checkpoints)
+        let opened = try Store.open(journal, checkpoints: checkpoints, candidate: candidate)
         let published = Locked(PublishedState(opened.state, sequence: PublishedState.firstSequence))
         self.published = published
         let journalBox = self.journalBox
