@@ -366,6 +366,20 @@ struct LazyCheckpointTests {
         } == true)
     }
 
+    /// A frozen state can outlive its store: a table rebuilt after the
+    /// store closed its journal reads the same file again.
+    @Test func recoveryAfterTheJournalClosedReadsTheFileAgain() throws {
+        let commits = Self.commits(players: 300)
+        let url = try ReplayFixtures.journal(commits)
+        let journal = try Journal(fileURL: url, durability: .none)
+        let folded = try ReplayFixtures.prefixStates(commits).last!
+        let recovery = CheckpointRecovery(journal: journal, version: 3)
+        try journal.close()
+        let table = recovery.table(0, of: Self.player)
+        #expect(Array(table.objects).map(\.key) == Array(folded.tables[0].objects).map(\.key))
+        #expect(table.objectKey(forPrimaryKey: .int(28)) == folded.key(table: 0, primaryKey: .int(28)))
+    }
+
     /// When the checkpoint and the journal are both damaged there is nothing
     /// to read the state from: the program stops and says so.
     @Test func aDamagedCheckpointOverADamagedJournalStopsWithAMessage() async {

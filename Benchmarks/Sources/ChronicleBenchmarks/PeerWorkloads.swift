@@ -341,7 +341,7 @@ enum PeerWorkloads {
                 precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
             }
             figures.append(.times("W6 open \(label) with a checkpoint + read one object", checkpointed,
-                                  note: "loads the checkpoint file, scans the journal"))
+                                  note: "maps the checkpoint file, reads one block; the journal trusts the prefix it covers"))
             let checkpointedAll = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
                 let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
                 var sum = 0

@@ -40,15 +40,29 @@ final class CheckpointRecovery: Sendable {
         precondition(journal.baseVersion < version,
                      "Chronicle: a checkpoint file at version \(version) is damaged and the journal (\(where_)) no longer "
                          + "holds that version's history (compacted from \(journal.baseVersion)); delete the checkpoint file and reopen")
-        var state = StoreState()
-        var reader = journal.reader(from: journal.baseVersion + 1)
         do {
-            while state.version < version, let commit = try reader.next() { try state.foldInPlace(commit) }
+            return try fold(journal)
+        } catch JournalError.closed {
+            // The store was closed since (a frozen state outlives it): read the same file again.
+            if let url = journal.fileURL, let reopened = try? Journal(contentsOf: url),
+               reopened.fileIdentifier == journal.fileIdentifier, reopened.baseVersion < version,
+               let state = try? fold(reopened) {
+                return state
+            }
+            preconditionFailure("Chronicle: a checkpoint file is damaged, and its journal (\(where_)) can no longer be read "
+                                    + "to rebuild it; delete the checkpoint file and reopen the store")
         } catch {
             preconditionFailure("Chronicle: a checkpoint file is damaged, and so is its journal (\(where_)): \(error). "
                                     + "Restore the journal from a backup; `chronicle verify` shows where it is damaged")
         }
-        precondition(state.version == version, "Chronicle: the journal (\(where_)) ends before version \(version)")
+    }
+
+    /// The state at the checkpoint's version, folded from `journal`.
+    private func fold(_ journal: Journal) throws -> StoreState {
+        var state = StoreState()
+        var reader = journal.reader(from: journal.baseVersion + 1)
+        while state.version < version, let commit = try reader.next() { try state.foldInPlace(commit) }
+        guard state.version == version else { throw FoldError.Reason.versionMismatch(expected: version, actual: state.version) }
         return state
     }
 }
