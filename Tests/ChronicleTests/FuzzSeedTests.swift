@@ -302,6 +302,30 @@ struct FuzzSeedTests {
         #expect(errors.first == .invalidCommit(line: 1, path: "metadata.imaryKey", reason: "expected a string"))
     }
 
+    /// Found by the checkpoint target (Fuzz/corpus/checkpoint/regression-foreign-schema-recovery.checkpoint):
+    /// a crafted checkpoint, read lazily, whose table failed its build and
+    /// whose type is not the journal's, so the journal could not rebuild it;
+    /// recovery stopped the program. Now the table is rebuilt empty, with
+    /// its next key, and every read keeps the invariants.
+    @Test func aLazyTableWhoseTypeIsNotTheJournalsIsRebuiltEmpty() throws {
+        let input = try JournalFixtures.bytes(Self.corpus.appendingPathComponent("checkpoint/regression-foreign-schema-recovery.checkpoint"))
+        let length = Int(input[0]) | Int(input[1]) << 8 | Int(input[2]) << 16 | Int(input[3]) << 24
+        let journal = try Journal(bytes: Array(input[4..<(4 + length)]))
+        _ = try Store.fold(journal)
+        let checkpoint = CheckpointLayout.resealed(Array(input[(4 + length)...]))
+        let lazy = try CheckpointFile.decode(MappedFile(copying: checkpoint), journal: journal, deferringFrom: 1).get()
+        var rebuilt = 0
+        for table in lazy.schema.indices {
+            for key in 0..<min(lazy.nextKey(table: table).rawValue, 300) { _ = lazy.object(table: table, key: ObjectKey(key)) }
+            if let deferred = lazy.tables[table].deferred {
+                _ = deferred.built()
+                rebuilt += lazy.count(table: table) == 0 ? 1 : 0
+            }
+        }
+        #expect(rebuilt > 0)
+        #expect(lazy._invariantViolations() == [])
+    }
+
     /// Found by the codec target (Fuzz/corpus/codec/regression-nan-in-indexed-date.commit):
     /// an indexed property holding NaN. IEEE equality made the NaN entry
     /// impossible to find, so the secondary index kept a stale entry after the

@@ -375,7 +375,7 @@ struct LazyCheckpointTests {
         let folded = try ReplayFixtures.prefixStates(commits).last!
         let recovery = CheckpointRecovery(journal: journal, version: 3)
         try journal.close()
-        let table = recovery.table(0, of: Self.player)
+        let table = recovery.table(0, of: Self.player, nextKey: folded.nextKey(table: 0).rawValue)
         #expect(Array(table.objects).map(\.key) == Array(folded.tables[0].objects).map(\.key))
         #expect(table.objectKey(forPrimaryKey: .int(28)) == folded.key(table: 0, primaryKey: .int(28)))
     }

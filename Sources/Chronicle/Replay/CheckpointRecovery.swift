@@ -21,16 +21,24 @@ final class CheckpointRecovery: Sendable {
     /// Table `index` of the state at the checkpoint's version, built from
     /// the journal, checked as the fold checks it. O(history) the first time.
     ///
+    /// A checkpoint whose type at `index` is not the journal's (only a
+    /// crafted file: a damaged one fails its checksums) gets an empty table
+    /// of its own type with its next key: such a file gives a state other
+    /// than the journal's anyway, and this one keeps every invariant.
+    ///
     /// - Precondition: the journal still holds, undamaged, the history up
     ///   to the checkpoint's version. When both it and the checkpoint are
     ///   damaged there is nothing left to read the state from.
-    func table(_ index: Int, of schema: TypeSchema) -> Table {
+    func table(_ index: Int, of schema: TypeSchema, nextKey: Int64) -> Table {
         folded.withLock { folded in
             if folded == nil { folded = fold() }
             let state = folded.unsafelyUnwrapped
-            precondition(state.schema.indices.contains(index) && state.schema[index] == schema,
-                         "Chronicle: a damaged checkpoint file's type \(schema.name) is not in the journal it names; "
-                             + "delete the file \(journal.fileURL.map { CheckpointFile.url(for: $0).path } ?? "") and reopen")
+            guard state.schema.indices.contains(index), state.schema[index] == schema,
+                  state.tables[index].nextKey == nextKey else {
+                var empty = Table(schema: schema)
+                empty.nextKey = nextKey
+                return empty
+            }
             return state.tables[index]
         }
     }
