@@ -78,7 +78,7 @@ final class CheckpointTable: DeferredTable {
 
     // Once built, the built table's: the two differ only for a crafted file
     // that the build rejected (see `CheckpointRecovery`).
-    var count: Int { builtTable.load()?.table.count ?? layout.count }
+    var count: Int { builtTable.load()?.table.ownObjects.count ?? layout.count }
 
     /// Whether the table was built (for tests).
     var isBuilt: Bool { builtTable.load() != nil }
@@ -89,7 +89,7 @@ final class CheckpointTable: DeferredTable {
     }
 
     func record(forKey key: Int64) -> ObjectRecord? {
-        guard readsFromFile else { return built().record(forKey: key) }
+        guard readsFromFile else { return builtBox().table.ownObjects[key] }
         decoded.add(1, ordering: .relaxed)
         let block = layout.blocks.partitionPoint(where: { $0.firstKey > key }) - 1
         guard block >= 0 else { return nil }
@@ -97,12 +97,12 @@ final class CheckpointTable: DeferredTable {
             guard let found = try find(in: block, where: { object in object.key >= key }), found.key == key else { return nil }
             return try decode(found.key, found.primaryKey, found.values)
         } catch {
-            return built().record(forKey: key)
+            return builtBox().table.ownObjects[key]
         }
     }
 
     func key(forPrimaryKey value: PersistedValue) -> ObjectKey? {
-        guard readsFromFile, layout.primaryKeysAscend else { return built().objectKey(forPrimaryKey: value) }
+        guard readsFromFile, layout.primaryKeysAscend else { return builtBox().table.ownPrimaryKeyIndex[value] }
         // Every primary key here is a non-negative integer (the flag says so).
         guard case .int(let integer) = value, integer >= 0 else { return nil }
         let block = layout.blocks.partitionPoint(where: { $0.firstPrimaryKey > integer }) - 1
@@ -115,7 +115,7 @@ final class CheckpointTable: DeferredTable {
             _ = try decode(found.key, found.primaryKey, found.values)
             return ObjectKey(found.key)
         } catch {
-            return built().objectKey(forPrimaryKey: value)
+            return builtBox().table.ownPrimaryKeyIndex[value]
         }
     }
 
@@ -164,10 +164,15 @@ final class CheckpointTable: DeferredTable {
         return true
     }
 
-    func built() -> Table {
-        if let built = builtTable.load() { return built.table }
+    func built() -> Table { builtBox().table }
+
+    /// The built table, in the box every reader shares: reads take its
+    /// parts from there (the built table is never deferred), without
+    /// copying the whole table first.
+    private func builtBox() -> Built {
+        if let built = builtTable.load() { return built }
         return building.withLock { _ in
-            if let built = builtTable.load() { return built.table }
+            if let built = builtTable.load() { return built }
             var state = schema
             var links = [[(target: Int64, link: Backlink)]](repeating: [], count: state.schema.count)
             var table: Table
@@ -177,7 +182,7 @@ final class CheckpointTable: DeferredTable {
             } catch {
                 table = recovery.table(self.table, of: layout.schema, nextKey: layout.nextKey)
             }
-            return builtTable.storeIfNil(Built(table)).table
+            return builtTable.storeIfNil(Built(table))
         }
     }
 

@@ -6,7 +6,7 @@ extension StoreState {
     /// The live record of object `key` in `table`.
     func existing(_ table: Int, _ key: ObjectKey) throws(Reason) -> ObjectRecord {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
-        guard let record = tables[table].record(forKey: key.rawValue) else { throw .noSuchObject(table: table, key: key) }
+        guard let record = object(table: table, key: key) else { throw .noSuchObject(table: table, key: key) }
         return record
     }
 
@@ -61,7 +61,7 @@ extension StoreState {
         guard property.type.accepts(value) else { throw .typeMismatch(property: property.name, value: value) }
         guard case .link(let key) = value else { return }
         guard let target = linkTable(property) else { throw .undefinedType(property.objectType ?? "") }
-        guard tables[target].record(forKey: key.rawValue) != nil else { throw .danglingLink(table: target, key: key) }
+        guard object(table: target, key: key) != nil else { throw .danglingLink(table: target, key: key) }
     }
 
     /// Checks that the embedded objects among `entering` (links about to be
@@ -105,7 +105,7 @@ extension StoreState {
     func checkCreate(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue]) throws(Reason) {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
         guard key.rawValue >= 0 else { throw .invalidKey(key) }
-        guard tables[table].record(forKey: key.rawValue) == nil else { throw .keyInUse(table: table, key: key) }
+        guard object(table: table, key: key) == nil else { throw .keyInUse(table: table, key: key) }
         guard values.count == schema[table].properties.count else {
             throw .valueCount(expected: schema[table].properties.count, actual: values.count)
         }
@@ -127,7 +127,7 @@ extension StoreState {
                 }
             }
         }
-        if let primaryKey = tables[table].primaryKey, let other = tables[table].objectKey(forPrimaryKey: values[primaryKey]) {
+        if let primaryKey = tables[table].primaryKey, let other = self.key(table: table, primaryKey: values[primaryKey]) {
             throw .duplicatePrimaryKey(values[primaryKey], existing: other)
         }
     }

@@ -25,16 +25,23 @@ public struct StoreState: Sendable {
     /// The record of object `key` in `table`. O(log n).
     public func object(table: Int, key: ObjectKey) -> ObjectRecord? {
         guard tables.indices.contains(table) else { return nil }
-        // Through the buffer: `tables[table]` would copy the table (a
-        // retain and a release per index it holds) on every property read.
-        return tables.withUnsafeBufferPointer { $0[table].record(forKey: key.rawValue) }
+        // Fields through the buffer: a method call on `tables[table]` (or
+        // on the buffer's element) copied the whole table, a retain and a
+        // release of each of its parts, on every property read.
+        return tables.withUnsafeBufferPointer { tables in
+            if let deferred = tables[table].deferred { return deferred.record(forKey: key.rawValue) }
+            return tables[table].ownObjects[key.rawValue]
+        }
     }
 
     /// Whether object `key` exists in `table`. O(log n).
     public func contains(table: Int, key: ObjectKey) -> Bool { object(table: table, key: key) != nil }
 
     /// The number of objects in `table`. O(1).
-    public func count(table: Int) -> Int { tables.indices.contains(table) ? tables[table].count : 0 }
+    public func count(table: Int) -> Int {
+        guard tables.indices.contains(table) else { return 0 }
+        return tables.withUnsafeBufferPointer { $0[table].deferred?.count ?? $0[table].ownObjects.count }
+    }
 
     /// The objects of `table` with keys `>= start`, in ascending key order, lazily.
     ///
@@ -45,7 +52,10 @@ public struct StoreState: Sendable {
 
     /// The object of `table` whose primary key is `primaryKey`. O(1) expected.
     public func key(table: Int, primaryKey: PersistedValue) -> ObjectKey? {
-        tables.indices.contains(table) ? tables[table].objectKey(forPrimaryKey: primaryKey) : nil
+        guard tables.indices.contains(table) else { return nil }
+        // Stored fields, not a method of the table (see `object(table:key:)`).
+        if let deferred = tables[table].deferred { return deferred.key(forPrimaryKey: primaryKey) }
+        return tables[table].ownPrimaryKeyIndex[primaryKey]
     }
 
     /// The objects of `table` whose `property` equals `value`, in ascending

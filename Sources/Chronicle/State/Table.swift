@@ -6,13 +6,18 @@
 /// its parts are then built on first use (see ``DeferredTable``). Reading a
 /// part builds it for every state sharing the deferred table; changing a
 /// part first copies the built parts into this value, which then no longer
-/// defers. ``record(forKey:)``, ``objectKey(forPrimaryKey:)`` and ``count``
-/// answer without building.
+/// defers. ``StoreState``'s reads of one object, by key or primary key, and
+/// its counts answer without building.
 struct Table: Sendable {
     /// Where the parts come from while they are not built into this value.
     private(set) var deferred: (any DeferredTable)?
-    private var ownObjects = PersistentIntMap<ObjectRecord>()
-    private var ownPrimaryKeyIndex = PrimaryKeyIndex()
+    /// The objects when not deferred (``objects`` reads the deferred
+    /// table's). Read directly only by hot paths that checked ``deferred``:
+    /// through a method or a computed property, a table in an array is
+    /// copied whole (a retain and a release of each part) first.
+    private(set) var ownObjects = PersistentIntMap<ObjectRecord>()
+    /// The primary-key index when not deferred; see ``ownObjects``.
+    private(set) var ownPrimaryKeyIndex = PrimaryKeyIndex()
     private var ownSecondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
     private var ownBacklinks = PersistentIntMap<SortedChunks<Backlink>>()
     /// The primary-key property, if the type has one.
@@ -70,21 +75,11 @@ struct Table: Sendable {
         }
     }
 
-    /// The record of object `key`. O(log n); see ``DeferredTable`` when deferred.
-    @inline(__always)
-    func record(forKey key: Int64) -> ObjectRecord? {
-        if let deferred { return deferred.record(forKey: key) }
-        return ownObjects[key]
-    }
-
     /// The object whose primary key is `value`. O(log n).
     func objectKey(forPrimaryKey value: PersistedValue) -> ObjectKey? {
         if let deferred { return deferred.key(forPrimaryKey: value) }
         return ownPrimaryKeyIndex[value]
     }
-
-    /// The number of objects. O(1).
-    var count: Int { deferred?.count ?? ownObjects.count }
 
     /// ``objects``' `forEachLeaf(from:_:)`, streamed from a deferred table
     /// when it can (see ``DeferredTable/forEachLeaf(from:_:)``).
@@ -113,18 +108,23 @@ struct Table: Sendable {
 
     // MARK: Indexes
 
+    // These edit the table's own parts directly (after `undefer()`): through
+    // the accessors, each test of an index would copy the array of them.
+
     /// Adds `key` to the primary-key and secondary indexes under `record`'s values.
     mutating func index(_ key: ObjectKey, _ record: ObjectRecord) {
-        if let primaryKey { primaryKeyIndex[record.values[primaryKey]] = key }
-        for property in secondaryIndexes.indices where secondaryIndexes[property] != nil {
+        undefer()
+        if let primaryKey { ownPrimaryKeyIndex[record.values[primaryKey]] = key }
+        for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
             index(key, value: record.values[property], property: property)
         }
     }
 
     /// Removes `key` from the primary-key and secondary indexes.
     mutating func unindex(_ key: ObjectKey, _ record: ObjectRecord) {
-        if let primaryKey { primaryKeyIndex[record.values[primaryKey]] = nil }
-        for property in secondaryIndexes.indices where secondaryIndexes[property] != nil {
+        undefer()
+        if let primaryKey { ownPrimaryKeyIndex[record.values[primaryKey]] = nil }
+        for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
             unindex(key, value: record.values[property], property: property)
         }
     }
@@ -132,17 +132,19 @@ struct Table: Sendable {
     /// Files `key` under `value` in the secondary index of `property`.
     /// O(log n + chunk); see ``SortedChunks``.
     mutating func index(_ key: ObjectKey, value: PersistedValue, property: Int) {
-        secondaryIndexes[property]!.modifyValue(forKey: value, default: SortedChunks.init) { $0.insert(key) }
+        undefer()
+        ownSecondaryIndexes[property]!.modifyValue(forKey: value, default: SortedChunks.init) { $0.insert(key) }
     }
 
     /// Removes `key` from under `value` in the secondary index of `property`.
     mutating func unindex(_ key: ObjectKey, value: PersistedValue, property: Int) {
+        undefer()
         var emptied = false
-        secondaryIndexes[property]!.modifyValue(forKey: value, default: SortedChunks.init) { keys in
+        ownSecondaryIndexes[property]!.modifyValue(forKey: value, default: SortedChunks.init) { keys in
             keys.remove(key)
             emptied = keys.isEmpty
         }
-        if emptied { secondaryIndexes[property]![value] = nil }
+        if emptied { ownSecondaryIndexes[property]![value] = nil }
     }
 
     // MARK: Backlinks
