@@ -134,7 +134,8 @@ final class QueryPlan {
                 position += 1
                 counter?.count()
                 // The state this plan holds keeps the leaf and its records
-                // alive and unchanged (a shared trie node is never written),
+                // alive and unchanged (a shared trie node is never written;
+                // records streamed from a checkpoint file live for the call),
                 // so the values are read in place: a retain and a release of
                 // each record scanned were a tenth of a scan's instructions
                 // and, being atomic, more of its time.

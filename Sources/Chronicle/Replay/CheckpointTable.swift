@@ -9,8 +9,8 @@ import Synchronization
 /// integer primary keys ascend with its object keys (ids counted up, the
 /// common case); other primary keys build the table first. A scan (a
 /// query's, an iteration's) decodes the blocks in order, as SQLite reads
-/// a table's pages. Anything else — sorting, secondary indexes, a write —
-/// builds the whole table once (``built()``), as an eager open would have,
+/// a table's pages. Anything else — a secondary index, a write — builds
+/// the whole table once (``built()``), as an eager open would have,
 /// and every state that shares this object reads the built table from
 /// then on.
 ///
