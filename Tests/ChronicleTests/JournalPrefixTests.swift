@@ -40,8 +40,9 @@ struct JournalPrefixTests {
             #expect(journal.lastVersion == 10)
             #expect(journal.discardedTailBytes == 0)
             #expect(journal.core.unscannedVersions == version)
-            // The tail is read without touching the prefix.
+            // The tail, and the trusted record's own prefix, are read without touching the prefix.
             #expect(try JournalFixtures.readAll(journal, from: version + 1) == Array(commits[Int(version)...]))
+            #expect(try journal.prefix(through: version) == prefix)
             #expect(journal.core.unscannedVersions == version)
             for from in 0...11 as ClosedRange<UInt64> {
                 #expect(try JournalFixtures.readAll(journal, from: from) == JournalFixtures.readAll(full, from: from), "from \(from)")

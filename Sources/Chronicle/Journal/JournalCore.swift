@@ -158,7 +158,14 @@ final class JournalCore: Sendable {
     /// - Throws: as ``readRange(from:)``.
     /// - Complexity: as ``readRange(from:)``.
     func recordOffset(of version: UInt64) throws(JournalError) -> Int? {
-        try lookUp(version) { state in
+        // The trusted record itself was checked at open: where it starts is
+        // known without scanning the prefix (a checkpoint written at that
+        // version, right after the open, asks for it).
+        let trusted: Int? = prefixCheck.withLock { check in
+            if case .pending(let prefix) = check, prefix.version == version { prefix.recordOffset } else { nil }
+        }
+        if let trusted { return trusted }
+        return try lookUp(version) { state in
             version > state.baseVersion && version <= state.lastVersion ? state.offset(of: version) : nil
         }
     }
