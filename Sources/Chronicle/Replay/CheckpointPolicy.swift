@@ -5,12 +5,16 @@ extension Store {
     /// Checkpoints are caches. In memory, a checkpoint is a retained
     /// ``StoreState`` (cheap: states share structure). On disk, it is a file
     /// next to the journal (`<journal>.checkpoint`) holding one encoded state;
-    /// deleting it loses nothing, and one that fails its checksum or does not
-    /// match the journal is ignored and rebuilt, never trusted.
+    /// deleting it loses nothing, and one that fails its checksums or does not
+    /// match the journal is ignored and rebuilt, never trusted (a block
+    /// found damaged after the open rebuilds its table from the journal).
     ///
     /// Reaching an old version (``Store/frozen(at:)-(UInt64)``) costs a fold of at most
     /// about ``interval`` events from the nearest checkpoint; opening a large
-    /// journal loads the checkpoint file and folds only the commits after it.
+    /// journal maps the checkpoint file, reads its large tables from it as
+    /// they are used, checks the journal's records it covers only when
+    /// history reads them, and folds only the commits after it (see
+    /// <doc:Performance>, Open).
     public struct CheckpointPolicy: Sendable, Hashable {
         /// Events folded between two in-memory checkpoints. A checkpoint is
         /// taken after the first commit that reaches the interval.
