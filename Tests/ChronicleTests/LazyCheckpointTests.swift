@@ -366,6 +366,63 @@ struct LazyCheckpointTests {
         } == true)
     }
 
+    /// Folding the commits after the checkpoint needs the tables they
+    /// change whole: those are built at open, the others stay in the file.
+    @Test func theTailAfterTheCheckpointBuildsOnlyTheTablesItChanges() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none)
+        configuration.checkpoints.lazyTableMinimum = 1
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write {
+                for id in 0..<30 {
+                    store.create(Counter.self, value: ["id": id, "value": id])
+                    store.create(AllTypes.self, value: ["id": id, "string": "s\(id)"])
+                }
+            }
+            try store.writeCheckpoint()
+            try store.write { store.object(ofType: Counter.self, forPrimaryKey: 3)!.value = -3 }
+            try store.close()
+        }
+        let store = try Store(configuration: configuration)
+        let state = store.committedState()
+        let counters = try #require(state.tableIndex(named: "Counter"))
+        let others = try #require(state.tableIndex(named: "AllTypes"))
+        #expect(Self.deferred(state, counters) == nil, "changed by the tail: built")
+        #expect(Self.deferred(state, others)?.isBuilt == false, "left alone: still in the file")
+        #expect(store.object(ofType: Counter.self, forPrimaryKey: 3)?.value == -3)
+        #expect(store.object(ofType: AllTypes.self, forPrimaryKey: 29)?.string == "s29")
+        #expect(state._invariantViolations() == [])
+    }
+
+    /// Compaction reads every object, so it builds the tables a lazy open
+    /// left in the checkpoint file before the journal's history goes; the
+    /// store, and the journal it writes, hold the same state.
+    @Test func aStoreOpenedLazilyCompactsToTheSameState() throws {
+        let configuration = try Self.checkpointedJournal()
+        do {
+            // A checkpoint at the last version: the open then folds nothing, which would build the table.
+            let store = try Store(configuration: configuration)
+            try store.writeCheckpoint()
+            try store.close()
+        }
+        let store = try Store(configuration: configuration)
+        let table = try #require(store.committedState().tableIndex(named: "Counter"))
+        let deferred = try #require(Self.deferred(store.committedState(), table))
+        #expect(!deferred.isBuilt)
+        let before = store.committedState()
+        try store.compact()
+        #expect(deferred.isBuilt)
+        #expect(store.committedState().isContentEqual(before))
+        #expect(store.journal.baseVersion == 42)
+        try store.write { store.object(ofType: Counter.self, forPrimaryKey: 7)!.value = 700 }
+        let expected = store.committedState()
+        try store.close()
+        let reopened = try Store(configuration: configuration)
+        #expect(reopened.committedState().isContentEqual(expected))
+        #expect(reopened.object(ofType: Counter.self, forPrimaryKey: 7)?.value == 700)
+    }
+
     /// A frozen state can outlive its store: a table rebuilt after the
     /// store closed its journal reads the same file again.
     @Test func recoveryAfterTheJournalClosedReadsTheFileAgain() throws {
