@@ -275,9 +275,7 @@ struct LazyCheckpointTests {
     /// A store opened from a checkpoint file reads its objects lazily, then
     /// writes, queries and reopens as any store does.
     @Test func aStoreOpensLazilyWritesAndReopens() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, durability: .none)
-        configuration.checkpoints.lazyTableMinimum = 1
+        let configuration = try Self.lazyConfiguration()
         do {
             let store = try Store(configuration: configuration)
             try store.write {
@@ -306,12 +304,17 @@ struct LazyCheckpointTests {
         #expect(reopened.committedState().isContentEqual(expected))
     }
 
+    /// A file store whose tables of any size are read lazily from its checkpoint file.
+    static func lazyConfiguration(_ name: String = #function) throws -> Store.Configuration {
+        var configuration = Store.Configuration(fileURL: try JournalFixtures.journalURL(name), durability: .none)
+        configuration.checkpoints.lazyTableMinimum = 1
+        return configuration
+    }
+
     /// A journal of 40 commits of counters, a checkpoint file at version 40,
     /// then 3 more commits; closed. Returns the configuration to open it.
     static func checkpointedJournal(_ name: String = #function) throws -> Store.Configuration {
-        let url = try JournalFixtures.journalURL(name)
-        var configuration = Store.Configuration(fileURL: url, durability: .none)
-        configuration.checkpoints.lazyTableMinimum = 1
+        let configuration = try lazyConfiguration(name)
         let store = try Store(configuration: configuration)
         for round in 0..<43 {
             try store.write {
@@ -369,9 +372,7 @@ struct LazyCheckpointTests {
     /// Folding the commits after the checkpoint needs the tables they
     /// change whole: those are built at open, the others stay in the file.
     @Test func theTailAfterTheCheckpointBuildsOnlyTheTablesItChanges() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, durability: .none)
-        configuration.checkpoints.lazyTableMinimum = 1
+        let configuration = try Self.lazyConfiguration()
         do {
             let store = try Store(configuration: configuration)
             try store.write {
@@ -434,7 +435,7 @@ struct LazyCheckpointTests {
         try journal.close()
         let table = recovery.table(0, of: Self.player, nextKey: folded.nextKey(table: 0).rawValue)
         #expect(Array(table.objects).map(\.key) == Array(folded.tables[0].objects).map(\.key))
-        #expect(table.objectKey(forPrimaryKey: .int(28)) == folded.key(table: 0, primaryKey: .int(28)))
+        #expect(table.primaryKeyIndex[.int(28)] == folded.key(table: 0, primaryKey: .int(28)))
     }
 
     /// When the checkpoint and the journal are both damaged there is nothing
