@@ -66,7 +66,7 @@ public struct StoreState: Sendable {
     public func keys(table: Int, property: Int, equalTo value: PersistedValue) -> [ObjectKey]? {
         guard tables.indices.contains(table), schema[table].properties.indices.contains(property) else { return nil }
         let storage = tables[table]
-        if property == storage.primaryKey { return storage.objectKey(forPrimaryKey: value).map { [$0] } ?? [] }
+        if property == storage.primaryKey { return key(table: table, primaryKey: value).map { [$0] } ?? [] }
         guard let index = storage.secondaryIndexes[property] else { return nil }
         return index[value]?.elements ?? []
     }

@@ -75,12 +75,6 @@ struct Table: Sendable {
         }
     }
 
-    /// The object whose primary key is `value`. O(log n).
-    func objectKey(forPrimaryKey value: PersistedValue) -> ObjectKey? {
-        if let deferred { return deferred.key(forPrimaryKey: value) }
-        return ownPrimaryKeyIndex[value]
-    }
-
     /// ``objects``' `forEachLeaf(from:_:)`, streamed from a deferred table
     /// when it can (see ``DeferredTable/forEachLeaf(from:_:)``).
     func forEachLeaf(from start: Int64,
