@@ -11,7 +11,8 @@
 // Checks: decoding returns a state or a typed rejection, never crashes; a
 // state it returns satisfies the fold's invariants. Read lazily, every
 // object read by key and by primary key is the one the wholly decoded state
-// (or, when the file is rejected there, the journal's fold) holds.
+// (or, when the file is rejected there, the journal's fold) holds, and
+// every value an iteration's encoded blocks return is the decoded state's.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func checkpointFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let bytes = fuzzInput(data, size)
@@ -39,6 +40,24 @@ public func checkpointFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
             if case .success = whole, let read, let primaryKey = lazy.schema[table].primaryKeyIndex,
                lazy.key(table: table, primaryKey: read.values[primaryKey]) == nil {
                 fuzzViolation("an object read lazily is not found by its primary key")
+            }
+        }
+    }
+    // Iterated as `for object in store.objects(T.self)` does: every value an
+    // encoded block returns is the decoded state's.
+    if case .success = whole {
+        for table in lazy.schema.indices {
+            guard let deferred = lazy.tables[table].deferred else { continue }
+            var scan = EncodedScan(deferred)
+            var steps = 0
+            while steps < 300, case .object(let key, let block) = scan.next() {
+                steps += 1
+                guard let record = truth.object(table: table, key: key) else { fuzzViolation("an encoded scan yielded an object the state lacks") }
+                for property in record.values.indices {
+                    if let value = block.value(forKey: key.rawValue, property: property), value != record.values[property] {
+                        fuzzViolation("an encoded block's value differs from the decoded one")
+                    }
+                }
             }
         }
     }

@@ -110,7 +110,10 @@ struct CollectionTests {
             }
         }
         let sorted = store.objects(Counter.self).sorted(by: \.value)
-        #expect(sorted.count == 5_000)
+        let counting = EvaluationCounter()
+        EvaluationCounter.$current.withValue(counting) { #expect(sorted.count == 5_000) }
+        #expect(counting.examined == 0, "every object of a type is counted without a scan")
+        #expect(sorted[0].id == 4_999, "reading any element evaluates (and sorts) the whole results")
         let page = EvaluationCounter()
         let ids = EvaluationCounter.$current.withValue(page) { (300..<400).map { sorted[$0].id } }
         #expect(page.examined == 0, "a page of an evaluated sorted Results evaluates nothing again")

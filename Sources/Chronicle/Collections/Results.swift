@@ -180,7 +180,18 @@ extension Results: RandomAccessCollection {
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
     /// One past the last position: the number of elements.
-    public var endIndex: Int { evaluated().keys.count }
+    public var endIndex: Int { count }
+
+    /// The number of elements.
+    ///
+    /// - Complexity: O(1) for every object of a type (no filter); else
+    ///   the query's evaluation, done once per state version.
+    public var count: Int {
+        guard query.filters.isEmpty, query.distinct.isEmpty else { return evaluated().keys.count }
+        let (state, _) = currentState()
+        guard let table = store.tableBinding(for: Element._rootType, in: state) else { return 0 }
+        return state.count(table: table.index)
+    }
 
     /// The element at `position`, a managed handle on the current state.
     ///
@@ -196,6 +207,20 @@ extension Results: RandomAccessCollection {
     /// began; an unsorted query is evaluated as the iteration advances.
     public func makeIterator() -> Iterator {
         Iterator(results: self)
+    }
+
+    /// The results of applying `transform` to each element, in order.
+    ///
+    /// Through the iterator, not by position as `Collection.map` does: the
+    /// iterator reads each object once, from the scan (or, for a table
+    /// still in its checkpoint file, from its block; see <doc:Performance>),
+    /// where reading by position looks every element up again.
+    ///
+    /// - Complexity: O(*n*), one iteration.
+    public func map<T, E: Error>(_ transform: (Element) throws(E) -> T) throws(E) -> [T] {
+        var mapped: [T] = []
+        for element in self { mapped.append(try transform(element)) }
+        return mapped
     }
 
     /// Iterates over one state's results, evaluating lazily.
@@ -224,6 +249,10 @@ extension Results: RandomAccessCollection {
         private var prepared: ResultsQuery<Element>.Prepared?
         private var index = 0
         private let batch = 64
+        /// While iterating every object of a table still in its checkpoint
+        /// file: the walk over its blocks, whose handles decode only the
+        /// values read (see ``EncodedScan``).
+        private var encoded: EncodedScan?
 
         init(results: Results) {
             store = results.store
@@ -236,6 +265,15 @@ extension Results: RandomAccessCollection {
             self.sequence = sequence
             table = results.store.tableBinding(for: Element._rootType, in: state)
             unretainedTable = table.map { Unmanaged.passUnretained($0) }
+            // Only a live, published state's handles can keep an encoded
+            // block (a frozen handle, or one made inside a write, reads
+            // its state instead); only an unfiltered, unsorted iteration
+            // yields every object in key order.
+            if let table, sequence != 0, results.frozen == nil, query.filters.isEmpty, query.sort.isEmpty,
+               query.distinct.isEmpty, state.tables.indices.contains(table.index),
+               let deferred = state.tables[table.index].deferred {
+                encoded = EncodedScan(deferred)
+            }
         }
 
         /// The next element, or `nil` at the end.
@@ -243,11 +281,32 @@ extension Results: RandomAccessCollection {
             // `state` is bound only where it is used: binding it here
             // retained and released its three buffers on every element.
             guard let unretainedTable else { return nil }
+            if encoded != nil {
+                switch encoded!.next() {
+                case .object(let key, let block):
+                    let handle = unretainedStore._withUnsafeGuaranteedRef { store in
+                        unretainedTable._withUnsafeGuaranteedRef { table in
+                            store.handle(table.metadata.type, table: table, key: key, encoded: block, sequence: sequence)
+                        }
+                    }
+                    return Element._project(handle)
+                case .end:
+                    return nil
+                case .unavailable(let resume):
+                    encoded = nil
+                    evaluation.resumeKey = resume
+                }
+            }
             if index >= evaluation.keys.count {
-                guard let state else { return nil }
+                // The batch read is dropped: an iteration holds one batch
+                // of keys and records, not all it has yielded.
+                guard let state, !evaluation.isComplete else { return nil }
+                evaluation.keys.removeAll(keepingCapacity: true)
+                evaluation.records.removeAll(keepingCapacity: true)
+                index = 0
                 unretainedTable._withUnsafeGuaranteedRef { table in
                     query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation,
-                                   prepared: &prepared, needed: index + batch)
+                                   prepared: &prepared, needed: batch)
                 }
                 guard index < evaluation.keys.count else { return nil }
             }

@@ -35,7 +35,7 @@ final class ConstructionFrame {
     /// ``makeInternal(_:)``), for schema discovery.
     @exclusivity(unchecked) var lastTakenOptions: ContiguousArray<PersistedOptions> = []
     /// While a managed handle is being made (``makeHandle(_:binding:)``,
-    /// ``makeLiveHandle(_:store:table:key:snapshot:sequence:)``): its type.
+    /// ``makeLiveHandle(_:store:table:key:snapshot:encoded:sequence:)``): its type.
     /// Its wrappers then only count their ordinals — a handle reads the
     /// store, never initial values — and its `ObjectBase.init` takes the
     /// handle's location instead of the values.
@@ -57,6 +57,9 @@ final class ConstructionFrame {
     /// the way in and its previous value released (about 40 instructions a
     /// handle, callgrind, W3).
     private let handleSnapshot = UnsafeMutablePointer<ObjectRecord?>.allocate(capacity: 1)
+    /// The live handle's encoded block, instead of a record (retained:
+    /// the instance takes over the reference).
+    @exclusivity(unchecked) var handleEncoded: Unmanaged<EncodedBlock>?
     /// Whether Chronicle itself is making the instance (see ``makeInternal(_:)``).
     @exclusivity(unchecked) var isInternal = false
 
@@ -218,7 +221,8 @@ final class ConstructionFrame {
 
     /// Makes a live managed handle of `type` on object `key` of `table`, a
     /// table of `store`; `snapshot` is its record in the published state
-    /// numbered `sequence` (`0`: none, see `ObjectBase.liveSnapshot`).
+    /// numbered `sequence` (`0`: none, see `ObjectBase.liveSnapshot`), or
+    /// `encoded` the block of that state's that holds it encoded.
     ///
     /// The location goes into the instance itself, not into an
     /// ``ObjectBinding``: one allocation and one free fewer per handle, and
@@ -226,7 +230,8 @@ final class ConstructionFrame {
     /// binding (the binding cost about 340 instructions to make and 240 to
     /// free, callgrind, W3, 2026-11-23).
     static func makeLiveHandle<T: ObjectBase>(_ type: T.Type, store: Store, table: TableBinding, key: ObjectKey,
-                                              snapshot: consuming ObjectRecord?, sequence: UInt64) -> T {
+                                              snapshot: consuming ObjectRecord?, encoded: EncodedBlock? = nil,
+                                              sequence: UInt64) -> T {
         let frame = unretainedCurrent
         // A handle made by a model's property initialiser while another is
         // being made replaces it (the outer instance is then not a handle).
@@ -242,6 +247,7 @@ final class ConstructionFrame {
             frame.handleTable = Unmanaged.passUnretained(table)
             frame.handleKey = key
             frame.handleSequence = sequence
+            if let encoded { frame.handleEncoded = Unmanaged.passRetained(encoded) }
         }
         let object = type.init()
         frame._withUnsafeGuaranteedRef { $0.clearHandle() }
@@ -261,6 +267,7 @@ final class ConstructionFrame {
         if handleTable != nil {
             handleTable = nil
             handleStore.take()?.release()
+            handleEncoded.take()?.release()
             handleSnapshot.deinitialize(count: 1)
         }
     }
@@ -269,7 +276,8 @@ final class ConstructionFrame {
     enum Handle {
         /// A live handle: the location to keep in the instance (the store
         /// retained for it).
-        case live(store: Unmanaged<Store>, table: Unmanaged<TableBinding>, key: ObjectKey, snapshot: ObjectRecord?, sequence: UInt64)
+        case live(store: Unmanaged<Store>, table: Unmanaged<TableBinding>, key: ObjectKey, snapshot: ObjectRecord?,
+                  encoded: EncodedBlock?, sequence: UInt64)
         /// A handle bound by `binding` (a frozen one).
         case bound(ObjectBinding)
     }
@@ -283,7 +291,8 @@ final class ConstructionFrame {
             if let table = frame.handleTable {
                 frame.handleTable = nil
                 return .live(store: frame.handleStore.take().unsafelyUnwrapped, table: table, key: frame.handleKey,
-                             snapshot: frame.handleSnapshot.move(), sequence: frame.handleSequence)
+                             snapshot: frame.handleSnapshot.move(), encoded: frame.handleEncoded.take()?.takeRetainedValue(),
+                             sequence: frame.handleSequence)
             }
             return .bound(frame.handleBinding.take().unsafelyUnwrapped)
         }

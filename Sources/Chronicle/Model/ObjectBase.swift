@@ -62,17 +62,23 @@ open class ObjectBase: @unchecked Sendable {
     /// element and reads it at once). Only the record is kept, never the
     /// state: a long-lived handle pins no old version.
     private let liveSnapshot: ObjectRecord?
+    /// Instead of `liveSnapshot`, for a handle made while iterating a
+    /// table still in its checkpoint file: the block that holds the object
+    /// encoded, from which a read decodes the one value it wants (see
+    /// ``EncodedBlock``).
+    private let liveEncoded: EncodedBlock?
     private let liveSnapshotSequence: UInt64
 
     /// Creates an unmanaged object holding its properties' default values.
     public required init() {
         switch ConstructionFrame.takeHandle(for: type(of: self)) {
-        case .live(let store, let table, let key, let snapshot, let sequence):
+        case .live(let store, let table, let key, let snapshot, let encoded, let sequence):
             // A live handle: never reads initial values.
             liveStore = store
             liveTable = table
             liveKey = key
             liveSnapshot = snapshot
+            liveEncoded = encoded
             liveSnapshotSequence = sequence
             unmanagedValues = nil
         case .bound(let handle):
@@ -80,6 +86,7 @@ open class ObjectBase: @unchecked Sendable {
             liveTable = nil
             liveKey = ObjectKey(0)
             liveSnapshot = nil
+            liveEncoded = nil
             liveSnapshotSequence = 0
             unmanagedValues = nil
             _ = binding.storeIfNil(handle)
@@ -88,6 +95,7 @@ open class ObjectBase: @unchecked Sendable {
             liveTable = nil
             liveKey = ObjectKey(0)
             liveSnapshot = nil
+            liveEncoded = nil
             liveSnapshotSequence = 0
             unmanagedValues = ConstructionFrame.take()
         }
@@ -186,7 +194,10 @@ open class ObjectBase: @unchecked Sendable {
         guard property >= 0 else { return nil }
         let store = liveStore.unsafelyUnwrapped
         if liveSnapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
-            return (liveSnapshot.unsafelyUnwrapped.values[property], property)
+            if liveEncoded == nil { return (liveSnapshot.unsafelyUnwrapped.values[property], property) }
+            if let value = liveEncoded.unsafelyUnwrapped.value(forKey: liveKey.rawValue, property: property) {
+                return (value, property)
+            }
         }
         let index = table._withUnsafeGuaranteedRef { $0.index }
         guard let record = store._withUnsafeGuaranteedRef({ $0.readableRecord(table: index, key: liveKey) }) else { return nil }
@@ -228,7 +239,8 @@ open class ObjectBase: @unchecked Sendable {
         // Only a live handle with a remembered record has a sequence.
         if liveSnapshotSequence != 0 {
             let property = liveTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
-            if property >= 0, liveStore.unsafelyUnwrapped._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
+            if property >= 0, liveEncoded == nil,
+               liveStore.unsafelyUnwrapped._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
                 // The handle keeps the record, and the record a value for
                 // each property of the schema (see `IntegerComparison.accepts`).
                 return withExtendedLifetime(self) { body(liveSnapshot.unsafelyUnwrapped.unretainedStart + property) }

@@ -309,4 +309,20 @@ enum CheckpointFile {
             return try EventCodec.decodeValue(&r)
         }
     }
+
+    /// Steps over the next value: integers and strings without decoding
+    /// them (a string's UTF-8 is not checked), anything else decoded. For
+    /// reading one value of an object (``EncodedBlock``).
+    static func skipValue(_ r: inout BinaryReader) throws(BinaryReader.Malformed) {
+        switch r.peek() {
+        case intTag?:
+            _ = try r.byte()
+            try r.skipVarint()
+        case stringTag?:
+            _ = try r.byte()
+            _ = try r.bytes(try r.count(limit: r.remaining))
+        default:
+            _ = try EventCodec.decodeValue(&r)
+        }
+    }
 }

@@ -57,6 +57,10 @@ final class CheckpointTable: DeferredTable {
         var isPlain: Bool
         var type: PropertyType
         var isOptional: Bool
+        /// Whether a plain value of the property may be an integer, or a
+        /// string: what stepping over one checks (see ``value(in:property:)``).
+        var takesIntegers: Bool
+        var takesStrings: Bool
     }
 
     private final class Built: Sendable {
@@ -68,7 +72,8 @@ final class CheckpointTable: DeferredTable {
         self.table = table
         self.layout = layout
         slots = layout.schema.properties.map {
-            Slot(isPlain: $0.collection == .none && $0.type != .object, type: $0.type, isOptional: $0.isOptional)
+            Slot(isPlain: $0.collection == .none && $0.type != .object, type: $0.type, isOptional: $0.isOptional,
+                 takesIntegers: $0.type.accepts(.int(0)), takesStrings: $0.type.accepts(.string("")))
         }
         self.file = file
         self.schema = schema
@@ -164,6 +169,75 @@ final class CheckpointTable: DeferredTable {
         return true
     }
 
+    func encodedBlock(from start: Int64) -> EncodedRun {
+        guard readsFromFile else { return .unavailable }
+        var block = max(0, layout.blocks.partitionPoint(where: { $0.firstKey > start }) - 1)
+        let base = file.bytes.baseAddress.unsafelyUnwrapped
+        do throws(Damage) {
+            while block < layout.blocks.count {
+                // Only the block's shape is checked here (its checksum, its
+                // keys); each value is checked when a read decodes it
+                // (``value(in:property:)``).
+                var objects = try objectsOfBlock(block)
+                var kept: [EncodedBlock.Object] = []
+                kept.reserveCapacity(layout.blocks[block].objects)
+                var previous: Int64?
+                while let object = try next(&objects) {
+                    let inOrder = if let previous { object.key > previous } else { object.key == layout.blocks[block].firstKey }
+                    guard inOrder, object.key >= 0, object.key < layout.nextKey else { throw Damage() }
+                    previous = object.key
+                    guard object.key >= start else { continue }
+                    kept.append(EncodedBlock.Object(key: object.key, start: (object.values.baseAddress ?? base) - base,
+                                                    count: object.values.count))
+                }
+                block += 1
+                guard !kept.isEmpty else { continue }
+                decoded.add(kept.count, ordering: .relaxed)
+                return .objects(EncodedBlock(objects: kept, isLast: block == layout.blocks.count, table: self, file: file))
+            }
+            return .end
+        } catch {
+            return .unavailable
+        }
+    }
+
+    /// The value of property `index` of an object whose values are
+    /// `bytes` (an ``EncodedBlock``'s): the values before it are stepped
+    /// over, each checked to be of its property's kind (an integer or a
+    /// string by its tag alone), and the value itself decoded and checked
+    /// as ``decode(_:_:_:)`` checks it. `nil` if a check fails.
+    ///
+    /// Less is checked than decoding the whole object checks (the strings
+    /// stepped over, what follows the value): only a file crafted to pass
+    /// its checksums can tell the difference.
+    func value(in bytes: UnsafeRawBufferPointer, property index: Int) -> PersistedValue? {
+        var r = BinaryReader(bytes)
+        do {
+            for skipped in 0..<index {
+                let slot = slots[skipped]
+                let tag = r.peek()
+                if slot.isPlain, tag == CheckpointFile.intTag && slot.takesIntegers || tag == CheckpointFile.stringTag && slot.takesStrings {
+                    try CheckpointFile.skipValue(&r)
+                } else if !value(try CheckpointFile.decodeValue(&r), fits: skipped) {
+                    return nil
+                }
+            }
+            let value = try CheckpointFile.decodeValue(&r)
+            return self.value(value, fits: index) ? value : nil
+        } catch {
+            return nil
+        }
+    }
+
+    /// Whether `value` fits property `index` of the table, as the restore
+    /// checks it.
+    private func value(_ value: PersistedValue, fits index: Int) -> Bool {
+        let slot = slots[index]
+        if slot.isPlain, value.isNull ? slot.isOptional : slot.type.accepts(value) { return true }
+        do { try schema.check(value, fits: layout.schema.properties[index]) } catch { return false }
+        return true
+    }
+
     func built() -> Table { builtBox().table }
 
     /// The built table, in the box every reader shares: reads take its
@@ -229,11 +303,7 @@ final class CheckpointTable: DeferredTable {
         do {
             for index in slots.indices {
                 let value = try CheckpointFile.decodeValue(&r)
-                // The common case inline, as the restore checks it; anything else in full.
-                let slot = slots[index]
-                if !slot.isPlain || (value.isNull ? !slot.isOptional : !slot.type.accepts(value)) {
-                    try schema.check(value, fits: layout.schema.properties[index])
-                }
+                guard self.value(value, fits: index) else { throw Damage() }
                 values.append(value)
             }
         } catch {

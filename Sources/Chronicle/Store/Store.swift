@@ -292,6 +292,13 @@ public final class Store: Sendable {
         ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: consume snapshot, sequence: sequence)
     }
 
+    /// A live handle on object `key`, which `block` holds encoded in the
+    /// published state numbered `sequence`.
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey,
+                               encoded block: EncodedBlock, sequence: UInt64) -> T {
+        ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, encoded: block, sequence: sequence)
+    }
+
     // MARK: Writes
 
     /// Runs `body` as one write transaction and commits its changes as one

@@ -30,8 +30,16 @@ struct BinaryReader {
 
     func fail(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
 
+    // Failures are built out of line, so that the reads themselves stay
+    // small, and a one-byte varint is read without a call (together about
+    // 3% of iterating a checkpointed table, callgrind, W6, 2026-11-23).
+
+    /// The input ended before a value did.
+    @inline(never)
+    private func endOfData() -> Malformed { fail("unexpected end of data") }
+
     mutating func byte() throws(Malformed) -> UInt8 {
-        guard offset < buffer.count else { throw fail("unexpected end of data") }
+        guard offset < buffer.count else { throw endOfData() }
         defer { offset += 1 }
         return buffer[offset]
     }
@@ -40,23 +48,51 @@ struct BinaryReader {
     func peek() -> UInt8? { offset < buffer.count ? buffer[offset] : nil }
 
     mutating func varint() throws(Malformed) -> UInt64 {
+        // One byte, the commonest (tags, lengths, small integers), inline.
+        if offset < buffer.count, buffer[offset] < 0x80 {
+            defer { offset += 1 }
+            return UInt64(buffer[offset])
+        }
+        return try longVarint()
+    }
+
+    @inline(never)
+    private mutating func longVarint() throws(Malformed) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
-        while true {
-            let next = try byte()
+        while offset < buffer.count {
+            let next = buffer[offset]
+            offset += 1
             if shift == 63 && next > 1 { throw fail("varint overflows 64 bits") }
             result |= UInt64(next & 0x7F) << shift
             if next & 0x80 == 0 { return result }
             shift += 7
             if shift > 63 { throw fail("varint longer than 10 bytes") }
         }
+        throw endOfData()
+    }
+
+    /// Steps over a varint without decoding it.
+    mutating func skipVarint() throws(Malformed) {
+        let end = min(buffer.count, offset + 10)
+        while offset < end {
+            let next = buffer[offset]
+            offset += 1
+            if next < 0x80 { return }
+        }
+        throw offset < buffer.count ? fail("varint longer than 10 bytes") : endOfData()
     }
 
     /// A varint that must fit an `Int` and be at most `limit`.
     mutating func count(limit: Int) throws(Malformed) -> Int {
         let value = try varint()
-        guard value <= UInt64(limit) else { throw fail("count \(value) exceeds the \(limit) that can follow") }
+        guard value <= UInt64(limit) else { throw countTooLarge(value, limit: limit) }
         return Int(value)
+    }
+
+    @inline(never)
+    private func countTooLarge(_ value: UInt64, limit: Int) -> Malformed {
+        fail("count \(value) exceeds the \(limit) that can follow")
     }
 
     mutating func signed() throws(Malformed) -> Int64 {
@@ -65,22 +101,26 @@ struct BinaryReader {
     }
 
     mutating func fixed32() throws(Malformed) -> UInt32 {
-        guard remaining >= 4 else { throw fail("unexpected end of data") }
+        guard remaining >= 4 else { throw endOfData() }
         defer { offset += 4 }
         return UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
     }
 
     mutating func fixed64() throws(Malformed) -> UInt64 {
-        guard remaining >= 8 else { throw fail("unexpected end of data") }
+        guard remaining >= 8 else { throw endOfData() }
         defer { offset += 8 }
         return UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
     }
 
     mutating func bytes(_ count: Int) throws(Malformed) -> UnsafeRawBufferPointer {
-        guard count >= 0, remaining >= count else { throw fail("length \(count) runs past the end") }
+        guard count >= 0, remaining >= count else { throw pastTheEnd(count) }
         defer { offset += count }
-        return UnsafeRawBufferPointer(rebasing: buffer[offset..<offset + count])
+        // Checked just above: no slice, whose bounds would be checked again.
+        return UnsafeRawBufferPointer(start: buffer.baseAddress.map { $0 + offset }, count: count)
     }
+
+    @inline(never)
+    private func pastTheEnd(_ count: Int) -> Malformed { fail("length \(count) runs past the end") }
 
     mutating func string() throws(Malformed) -> String {
         let length = try count(limit: remaining)

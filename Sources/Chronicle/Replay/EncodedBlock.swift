@@ -1,0 +1,68 @@
+/// One checkpoint block's objects left as the bytes they are stored as:
+/// what an iteration over a table that is still in its checkpoint file
+/// gives the handles it makes (see ``EncodedScan``).
+///
+/// Reading a property of such a handle decodes that one value: an
+/// iteration reading one integer of each object decodes no string and
+/// allocates no record. Making the block checked its checksum and its keys
+/// (``CheckpointTable/encodedBlock(from:)``); each value is checked when it
+/// is decoded (``CheckpointTable/value(in:property:)``), and one that fails
+/// is not returned: the reader then reads the object the slow way, which
+/// finds the damage and rebuilds the table from the journal.
+///
+/// Immutable; it keeps its table, and so the mapped file, alive.
+///
+/// - Complexity: ``value(forKey:property:)`` O(1) where keys have no gaps,
+///   else O(log block size), plus stepping over the values before the
+///   property's.
+final class EncodedBlock: Sendable {
+    /// Where an object's values are in the file.
+    struct Object: Sendable {
+        let key: Int64
+        let start: Int
+        let count: Int
+    }
+
+    /// The objects, in ascending key order; at least one.
+    let objects: [Object]
+    /// Whether no object of the table comes after these: a scan then ends
+    /// without asking for more (which, the read budget spent, would build
+    /// the table for nothing).
+    let isLast: Bool
+    private let table: CheckpointTable
+    private let file: MappedFile
+
+    init(objects: [Object], isLast: Bool, table: CheckpointTable, file: MappedFile) {
+        self.objects = objects
+        self.isLast = isLast
+        self.table = table
+        self.file = file
+    }
+
+    /// The value of `property` (an index in the table's schema) of object
+    /// `key`; `nil` if the block does not hold the object or the value does
+    /// not decode or fit the property.
+    func value(forKey key: Int64, property: Int) -> PersistedValue? {
+        // Once the table is built (damage found, perhaps in this block),
+        // reads answer from it.
+        guard !table.isBuilt, let position = position(of: key) else { return nil }
+        let object = objects[position]
+        // The block's reader checked that the object's bytes are in the file.
+        let bytes = UnsafeRawBufferPointer(start: file.bytes.baseAddress.unsafelyUnwrapped + object.start, count: object.count)
+        return table.value(in: bytes, property: property)
+    }
+
+    /// Where object `key` is in ``objects``.
+    private func position(of key: Int64) -> Int? {
+        // Keys counted up without gaps (nothing deleted) are where their
+        // distance from the first puts them: no search.
+        let guess = Int(truncatingIfNeeded: key &- objects[0].key)
+        if guess >= 0, guess < objects.count, objects[guess].key == key { return guess }
+        var low = 0, high = objects.count
+        while low < high {
+            let middle = (low + high) / 2
+            if objects[middle].key < key { low = middle + 1 } else { high = middle }
+        }
+        return low < objects.count && objects[low].key == key ? low : nil
+    }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// A model whose table is read lazily from the checkpoint file: values of
+/// every common kind, one optional, one list.
+final class Reading: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var label = ""
+    @Persisted var note: String?
+    @Persisted var ratio = 0.0
+    @Persisted var taken = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var samples = List<Int>()
+}
+extension Reading: @unchecked Sendable {}
+
+/// Iterating every object of a table still in its checkpoint file
+/// (``EncodedScan``): the handles read their values from the blocks
+/// (``EncodedBlock``) one value at a time, the table is not built, and
+/// every value read is the fold's — across commits, damage and a spent
+/// read budget.
+@Suite("Replay: iterating a table left in its checkpoint file")
+struct EncodedIterationTests {
+    typealias Lazy = LazyCheckpointTests
+
+    /// Every step of a scan of `table` until it ends or hands over.
+    static func steps(_ table: any DeferredTable) -> (keys: [Int64], blocks: [EncodedBlock], handover: ObjectKey?) {
+        var scan = EncodedScan(table)
+        var keys: [Int64] = [], blocks: [EncodedBlock] = []
+        while true {
+            switch scan.next() {
+            case .object(let key, let block):
+                keys.append(key.rawValue)
+                blocks.append(block)
+            case .end:
+                return (keys, blocks, nil)
+            case .unavailable(let resume):
+                return (keys, blocks, resume)
+            }
+        }
+    }
+
+    @Test(arguments: [20, 256, 1000])
+    func aScanYieldsEveryObjectInKeyOrderWithTheFoldsValues(players: Int) throws {
+        let fixture = try Lazy.fixture(players: players, name: "encoded-scan-\(players)")
+        let lazy = try Lazy.lazy(fixture.checkpoint, fixture.journal)
+        let table = try #require(Lazy.deferred(lazy, 0))
+        let (keys, blocks, handover) = Self.steps(table)
+        #expect(handover == nil)
+        let folded = fixture.folded.objects(table: 0)
+        #expect(keys == folded.map(\.key.rawValue), "object 5 was deleted: a gap the look-up searches past")
+        for ((key, record), block) in zip(folded, blocks) {
+            for property in record.values.indices {
+                #expect(block.value(forKey: key.rawValue, property: property) == record.values[property], "key \(key), property \(property)")
+            }
+        }
+        #expect(blocks.first?.value(forKey: 5, property: 0) == nil, "a deleted object is in no block")
+        #expect(!table.isBuilt)
+    }
+
+    @Test func aDamagedBlockHandsTheScanOverWhereItStarts() throws {
+        let fixture = try Lazy.fixture(players: 1000)
+        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+        let damagedBlock = layout.tables[0].blocks[2]
+        var damaged = fixture.checkpoint
+        damaged[damagedBlock.offset + damagedBlock.length / 2] ^= 0x40
+        let lazy = try Lazy.lazy(damaged, fixture.journal)
+        let (keys, _, handover) = Self.steps(try #require(Lazy.deferred(lazy, 0)))
+        #expect(handover == ObjectKey(damagedBlock.firstKey))
+        #expect(keys == fixture.folded.objects(table: 0).map(\.key.rawValue).filter { $0 < damagedBlock.firstKey })
+    }
+
+    /// Checksums recomputed over a changed tag: the block's shape holds,
+    /// but the value, and any read that steps over it, is refused.
+    @Test func aValueThatDoesNotFitItsPropertyIsNotReturned() throws {
+        let fixture = try Lazy.fixture(players: 300)
+        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+        var changed = fixture.checkpoint
+        // The first object: key 1, primary key 1, length, then its id's tag.
+        let tag = layout.tables[0].blocks[0].offset + 3
+        try #require(changed[tag] == CheckpointFile.intTag)
+        changed[tag] = CheckpointFile.stringTag
+        let lazy = try Lazy.lazy(CheckpointLayout.resealed(changed), fixture.journal)
+        let table = try #require(Lazy.deferred(lazy, 0))
+        guard case .objects(let block) = table.encodedBlock(from: 0) else {
+            Issue.record("the block's shape is intact")
+            return
+        }
+        for property in 0..<4 { #expect(block.value(forKey: 1, property: property) == nil, "property \(property)") }
+        #expect(block.value(forKey: 2, property: 1) == fixture.folded.object(table: 0, key: ObjectKey(2))?.values[1])
+        #expect(!table.isBuilt)
+    }
+
+    @Test func aScanOfABuiltTableHandsOverAtOnce() throws {
+        let fixture = try Lazy.fixture(players: 300)
+        let lazy = try Lazy.lazy(fixture.checkpoint, fixture.journal)
+        let table = try #require(Lazy.deferred(lazy, 0))
+        _ = table.built()
+        let (keys, _, handover) = Self.steps(table)
+        #expect(keys.isEmpty && handover == ObjectKey(0))
+    }
+
+    // MARK: Through a store
+
+    /// A store of `count` readings, checkpointed, closed; every table of
+    /// any size is read lazily when it opens.
+    static func readings(_ count: Int, _ name: String = #function) throws -> Store.Configuration {
+        let configuration = try Lazy.lazyConfiguration(name)
+        let store = try Store(configuration: configuration)
+        try store.write {
+            for id in 0..<count {
+                let reading = Reading()
+                reading.id = id * 3
+                reading.label = id % 7 == 0 ? "ünïcode \(id)" : "r\(id)"
+                reading.note = id % 2 == 0 ? nil : "note \(id)"
+                reading.ratio = Double(id) / 8
+                reading.taken = Date(timeIntervalSinceReferenceDate: Double(id * 60))
+                reading.samples.append(contentsOf: [id, -id])
+                store.add(reading)
+            }
+        }
+        try store.writeCheckpoint()
+        try store.close()
+        return configuration
+    }
+
+    struct Row: Equatable {
+        var id: Int, label: String, note: String?, ratio: Double, taken: Date, samples: [Int]
+        /// The reading's values; its list's only if `samples` (a list
+        /// reads its object's whole record by key, spending the read budget).
+        init(_ reading: Reading, samples withSamples: Bool = true) {
+            (id, label, note, ratio, taken) = (reading.id, reading.label, reading.note, reading.ratio, reading.taken)
+            samples = withSamples ? Array(reading.samples) : []
+        }
+
+        var withoutSamples: Row {
+            var row = self
+            row.samples = []
+            return row
+        }
+    }
+
+    /// The rows of a store opened without its checkpoint file: the fold's.
+    static func foldedRows(_ configuration: Store.Configuration) throws -> [Row] {
+        var folding = configuration
+        folding.checkpoints.usesFile = false
+        let store = try Store(configuration: folding)
+        defer { try? store.close() }
+        return store.objects(Reading.self).map { Row($0) }
+    }
+
+    static func readingsTable(_ store: Store) throws -> CheckpointTable {
+        let state = store.committedState()
+        let index = try #require(state.tableIndex(named: "Reading"))
+        return try #require(Lazy.deferred(state, index))
+    }
+
+    @Test func iteratingAStoreOpenedLazilyReadsTheFoldsValuesWithoutBuilding() throws {
+        let configuration = try Self.readings(700)
+        let expected = try Self.foldedRows(configuration)
+        let store = try Store(configuration: configuration)
+        #expect(store.checkpoints.fileStatus == .loaded(version: store.version))
+        let table = try Self.readingsTable(store)
+        #expect(store.objects(Reading.self).map { Row($0, samples: false) } == expected.map(\.withoutSamples))
+        // Handles kept past the iteration read the same values later.
+        let kept = Array(store.objects(Reading.self))
+        #expect(!table.isBuilt)
+        #expect(kept.map { Row($0) } == expected)
+    }
+
+    @Test func handlesFromAnEncodedIterationReadLaterCommits() throws {
+        let store = try Store(configuration: Self.readings(300))
+        let kept = Array(store.objects(Reading.self))
+        try store.write {
+            kept[10].label = "changed"
+            store.delete(kept[20])
+        }
+        #expect(kept[10].label == "changed")
+        #expect(kept[11].label == "r11")
+        #expect(kept[20].isInvalidated)
+        #expect(store.objects(Reading.self).count == 299)
+        #expect(Array(store.objects(Reading.self)).map(\.id) == (0..<300).filter { $0 != 20 }.map { $0 * 3 })
+    }
+
+    /// Damage found in the middle of an iteration: the table is rebuilt
+    /// from the journal and the iteration goes on from there, no object
+    /// skipped or repeated.
+    @Test func anIterationThatMeetsADamagedBlockGoesOnFromTheRebuiltTable() throws {
+        let configuration = try Self.readings(1000)
+        let expected = try Self.foldedRows(configuration)
+        let file = CheckpointFile.url(for: try #require(configuration.fileURL))
+        var bytes = [UInt8](try Data(contentsOf: file))
+        let layout = try bytes.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+        let table = try #require(layout.tables.firstIndex { $0.schema.name == "Reading" })
+        let block = layout.tables[table].blocks[2]
+        bytes[block.offset + block.length / 2] ^= 0x20
+        try Data(bytes).write(to: file)
+        let store = try Store(configuration: configuration)
+        let deferred = try Self.readingsTable(store)
+        #expect(store.objects(Reading.self).map { Row($0) } == expected)
+        #expect(deferred.isBuilt)
+    }
+
+    /// An iteration spends the read budget like any lazy read: the third
+    /// full one finds it spent and builds the table.
+    @Test func theThirdFullIterationBuildsTheTable() throws {
+        let configuration = try Self.readings(500)
+        let expected = try Self.foldedRows(configuration)
+        let store = try Store(configuration: configuration)
+        let table = try Self.readingsTable(store)
+        for _ in 0..<2 { #expect(store.objects(Reading.self).map(\.id) == expected.map(\.id)) }
+        #expect(!table.isBuilt)
+        #expect(store.objects(Reading.self).map { Row($0) } == expected)
+        #expect(table.isBuilt)
+    }
+
+    /// Frozen and filtered iterations take the ordinary path, with the same answers.
+    @Test func frozenAndFilteredIterationsAnswerAsBefore() throws {
+        let configuration = try Self.readings(400)
+        let expected = try Self.foldedRows(configuration)
+        let store = try Store(configuration: configuration)
+        #expect(store.objects(Reading.self).freeze().map { Row($0) } == expected)
+        #expect(store.objects(Reading.self).filter(#Predicate { $0.ratio >= 49 }).map(\.id) == expected.filter { $0.ratio >= 49 }.map(\.id))
+        #expect(store.objects(Reading.self).sorted(by: \.ratio, ascending: false).map(\.id) == expected.map(\.id).reversed())
+    }
+}
