@@ -60,10 +60,7 @@ struct EncodedIterationTests {
 
     @Test func aDamagedBlockHandsTheScanOverWhereItStarts() throws {
         let fixture = try Lazy.fixture(players: 1000)
-        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
-        let damagedBlock = layout.tables[0].blocks[2]
-        var damaged = fixture.checkpoint
-        damaged[damagedBlock.offset + damagedBlock.length / 2] ^= 0x40
+        let (damaged, damagedBlock) = try Lazy.damagingBlock(2, of: fixture)
         let lazy = try Lazy.lazy(damaged, fixture.journal)
         let (keys, _, handover) = Self.steps(try #require(Lazy.deferred(lazy, 0)))
         #expect(handover == ObjectKey(damagedBlock.firstKey))

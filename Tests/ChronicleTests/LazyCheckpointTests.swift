@@ -72,6 +72,16 @@ struct LazyCheckpointTests {
         try CheckpointFile.decode(MappedFile(copying: bytes), journal: journal, deferringFrom: 1).get()
     }
 
+    /// The fixture's checkpoint with one bit flipped in the middle of
+    /// block `block` of the players' table, and that block.
+    static func damagingBlock(_ block: Int, of fixture: Fixture) throws -> (bytes: [UInt8], block: CheckpointLayout.Block) {
+        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
+        let damagedBlock = layout.tables[0].blocks[block]
+        var damaged = fixture.checkpoint
+        damaged[damagedBlock.offset + damagedBlock.length / 2] ^= 0x40
+        return (damaged, damagedBlock)
+    }
+
     static func deferred(_ state: StoreState, _ table: Int) -> CheckpointTable? {
         state.tables[table].deferred as? CheckpointTable
     }
@@ -147,9 +157,7 @@ struct LazyCheckpointTests {
     @Test func aDamagedBlockFoundAfterTheOpenRebuildsTheTableFromTheJournal() throws {
         let fixture = try Self.fixture(players: 1000)
         let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
-        let damagedBlock = layout.tables[0].blocks[2]
-        var damaged = fixture.checkpoint
-        damaged[damagedBlock.offset + damagedBlock.length / 2] ^= 0x40
+        let (damaged, damagedBlock) = try Self.damagingBlock(2, of: fixture)
         guard case .failure(.checksum) = CheckpointFile.decode(damaged, journal: fixture.journal) else {
             Issue.record("an eager decode did not reject the damaged block")
             return
