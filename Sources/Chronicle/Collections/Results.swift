@@ -187,7 +187,7 @@ extension Results: RandomAccessCollection {
     /// - Complexity: O(1) for every object of a type (no filter); else
     ///   the query's evaluation, done once per state version.
     public var count: Int {
-        guard query.filters.isEmpty, query.distinct.isEmpty else { return evaluated().keys.count }
+        guard query.selectsEveryObject else { return evaluated().keys.count }
         let (state, _) = currentState()
         guard let table = store.tableBinding(for: Element._rootType, in: state) else { return 0 }
         return state.count(table: table.index)
@@ -269,8 +269,8 @@ extension Results: RandomAccessCollection {
             // block (a frozen handle, or one made inside a write, reads
             // its state instead); only an unfiltered, unsorted iteration
             // yields every object in key order.
-            if let table, sequence != 0, results.frozen == nil, query.filters.isEmpty, query.sort.isEmpty,
-               query.distinct.isEmpty, state.tables.indices.contains(table.index),
+            if let table, sequence != 0, results.frozen == nil, query.selectsEveryObject, query.sort.isEmpty,
+               state.tables.indices.contains(table.index),
                let deferred = state.tables[table.index].deferred {
                 encoded = EncodedScan(deferred)
             }

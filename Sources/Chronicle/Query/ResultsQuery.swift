@@ -29,6 +29,10 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         return PropertyPath(recorded.path)
     }
 
+    /// Whether the query selects every object of its type (no filter, no
+    /// distinct; a sort only orders them).
+    var selectsEveryObject: Bool { filters.isEmpty && distinct.isEmpty }
+
     /// Every persisted path the query reads.
     var referencedPaths: Set<PropertyPath> {
         var paths = Set(filters.flatMap(\.referencedPaths))
