@@ -14,6 +14,16 @@ final class Reading: Object {
 }
 extension Reading: @unchecked Sendable {}
 
+/// A model whose integer follows strings of every length class: the
+/// stepping over raw bytes before a value takes one-byte lengths only.
+final class Annotated: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var note = ""
+    @Persisted var remark: String?
+    @Persisted var count = 0
+}
+extension Annotated: @unchecked Sendable {}
+
 /// Iterating every object of a table still in its checkpoint file
 /// (``EncodedScan``): the handles read their values from the blocks
 /// (``EncodedBlock``) one value at a time, the table is not built, and
@@ -209,6 +219,37 @@ struct EncodedIterationTests {
         #expect(!table.isBuilt)
         #expect(store.objects(Reading.self).map { Row($0) } == expected)
         #expect(table.isBuilt)
+    }
+
+    /// Values after strings of one-byte and longer lengths, and after a
+    /// `nil`: the raw stepping stops where its lengths end, the checked
+    /// reader goes on, and each value read is the one written.
+    @Test func valuesAfterLongStringsAndNilsReadAsWritten() throws {
+        let configuration = try Lazy.lazyConfiguration()
+        let lengths = [0, 1, 126, 127, 128, 129, 300, 20_000]
+        var expected: [String] = []
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write {
+                for id in 0..<200 {
+                    let note = String(repeating: "n", count: lengths[id % lengths.count])
+                    let remark: String? = id % 3 == 0 ? nil : String(repeating: "é", count: lengths[(id / 3) % lengths.count])
+                    let annotated = Annotated()
+                    (annotated.id, annotated.note, annotated.remark, annotated.count) = (id, note, remark, id * 1_000_003)
+                    store.add(annotated)
+                    expected.append("\(id) \(note.count) \(remark?.count ?? -1) \(id * 1_000_003)")
+                }
+            }
+            try store.writeCheckpoint()
+            try store.close()
+        }
+        let store = try Store(configuration: configuration)
+        let state = store.committedState()
+        let index = try #require(state.tableIndex(named: "Annotated"))
+        let table = try #require(Lazy.deferred(state, index))
+        #expect(store.objects(Annotated.self).map { "\($0.id) \($0.note.count) \($0.remark?.count ?? -1) \($0.count)" } == expected)
+        #expect(store.objects(Annotated.self).map(\.count) == (0..<200).map { $0 * 1_000_003 })
+        #expect(!table.isBuilt)
     }
 
     /// Frozen and filtered iterations take the ordinary path, with the same answers.

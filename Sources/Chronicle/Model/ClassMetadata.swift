@@ -22,6 +22,14 @@ final class ClassMetadata: Sendable {
     /// For each ordinal, its index in ``schema`` (−1 for linking objects).
     let schemaIndexByOrdinal: [Int]
     let ordinalByName: [String: Int]
+    /// Whether the class (and every superclass up to ``Object`` or
+    /// ``EmbeddedObject``) stores nothing but `@Persisted` properties, so
+    /// that a live handle of it is only its location: an iteration may
+    /// then point a handle nobody else holds at the next object instead of
+    /// making another (see ``ObjectBase/isRelocatable``). A class with any
+    /// other stored property — `var cache = [String]()`, a `lazy var` — gets
+    /// a new handle per element, its initial values fresh each time.
+    let allowsHandleReuse: Bool
 
     /// For each ordinal, a reader of that property's Swift value.
     var readers: [@Sendable (ObjectBase, Int) -> any Sendable] { properties.map(\.read) }
@@ -33,8 +41,9 @@ final class ClassMetadata: Sendable {
     /// The model classes this one links to (to-one, collections, linking objects).
     var linkedTypes: [ObjectBase.Type] { properties.compactMap(\.kind.objectType) }
 
-    private init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [Property]) {
+    private init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [Property], allowsHandleReuse: Bool) {
         self.type = type
+        self.allowsHandleReuse = allowsHandleReuse
         self.name = name
         self.isEmbedded = isEmbedded
         self.properties = properties
@@ -91,10 +100,14 @@ final class ClassMetadata: Sendable {
         let count = prototype.unmanagedStorage.withLock { $0.count }
 
         var found: [(ordinal: Int, name: String, wrapper: any PersistedWrapper.Type)] = []
+        var storesOnlyPersisted = true
         var mirror: Mirror? = Mirror(reflecting: prototype)
-        while let current = mirror {
+        while let current = mirror, current.subjectType != ObjectBase.self {
             for child in current.children {
-                guard let wrapper = child.value as? any PersistedWrapper, let label = child.label else { continue }
+                guard let wrapper = child.value as? any PersistedWrapper, let label = child.label else {
+                    storesOnlyPersisted = false
+                    continue
+                }
                 let propertyName = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 found.append((wrapper.ordinal, propertyName, Swift.type(of: wrapper)))
             }
@@ -117,7 +130,8 @@ final class ClassMetadata: Sendable {
         let keys = properties.filter(\.options.isPrimaryKey).map(\.name)
         if keys.count > 1 { throw .multiplePrimaryKeys(type: name, properties: keys) }
         if isEmbedded, let key = keys.first { throw .embeddedPrimaryKey(type: name, property: key) }
-        return ClassMetadata(type: type, name: name, isEmbedded: isEmbedded, properties: properties)
+        return ClassMetadata(type: type, name: name, isEmbedded: isEmbedded, properties: properties,
+                             allowsHandleReuse: storesOnlyPersisted)
     }
 
     private static func validate(_ property: Property, of typeName: String) throws(SchemaError) {

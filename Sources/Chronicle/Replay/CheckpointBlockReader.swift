@@ -13,17 +13,24 @@ struct CheckpointBlockReader {
         remaining = objects
     }
 
-    /// The next object, or `nil` after the last.
+    /// The next object, or `nil` after the last. With `primaryKeys`
+    /// `false`, a primary-key field is stepped over, not decoded, and
+    /// reads as −1.
     /// - Throws: ``BinaryReader/Malformed`` if the block does not hold as
     ///   many objects as its directory entry says, exactly.
-    mutating func next() throws(BinaryReader.Malformed) -> (key: Int64, primaryKey: Int64, values: UnsafeRawBufferPointer)? {
+    @inline(__always)
+    mutating func next(primaryKeys: Bool = true) throws(BinaryReader.Malformed)
+        -> (key: Int64, primaryKey: Int64, values: UnsafeRawBufferPointer)? {
         guard remaining > 0 else {
             guard reader.isAtEnd else { throw reader.fail("\(reader.remaining) bytes after the block's objects") }
             return nil
         }
         remaining -= 1
         let key = try reader.signed()
-        let primaryKey = hasPrimaryKeyField ? try reader.signed() : -1
+        var primaryKey: Int64 = -1
+        if hasPrimaryKeyField {
+            if primaryKeys { primaryKey = try reader.signed() } else { try reader.skipVarint() }
+        }
         let length = try reader.count(limit: reader.remaining)
         return (key, primaryKey, try reader.bytes(length))
     }

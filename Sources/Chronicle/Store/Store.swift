@@ -284,19 +284,16 @@ public final class Store: Sendable {
     }
 
     /// A live handle on object `key`, whose record in the published state
-    /// numbered `sequence` is `snapshot`.
+    /// numbered `sequence` is `snapshot`, or which `block` holds encoded in
+    /// that state; with neither, the handle reads the store when it is
+    /// read (`sequence` is then ignored).
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey,
-                               snapshot: consuming ObjectRecord, sequence: UInt64) -> T {
+                               snapshot: consuming ObjectRecord?, encoded block: EncodedBlock?, sequence: UInt64) -> T {
         // `consuming`, so that the caller's copy becomes the handle's
         // without another retain and release.
-        ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: consume snapshot, sequence: sequence)
-    }
-
-    /// A live handle on object `key`, which `block` holds encoded in the
-    /// published state numbered `sequence`.
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey,
-                               encoded block: EncodedBlock, sequence: UInt64) -> T {
-        ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, encoded: block, sequence: sequence)
+        let remembers = snapshot != nil || block != nil
+        return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: consume snapshot,
+                                                encoded: block, sequence: remembers ? sequence : 0)
     }
 
     // MARK: Writes
