@@ -224,6 +224,15 @@ extension Results: RandomAccessCollection {
     }
 
     /// Iterates over one state's results, evaluating lazily.
+    ///
+    /// Each element is a live handle. When you let go of the element
+    /// before asking for the next — nothing else holds it, strongly, weakly
+    /// or `unowned` — and the model class stores only `@Persisted`
+    /// properties, the iterator moves that handle to the next object rather
+    /// than making a new one: an element you keep never changes object, and
+    /// a loop that reads and drops each element makes one handle. A model's
+    /// `init()` therefore runs once per handle made, not per element (see
+    /// <doc:DefiningModels>).
     public struct Iterator: IteratorProtocol {
         // The parts of the results it needs, not the results: reading a
         // stored property of the generic `Results` from unspecialised code
