@@ -114,3 +114,65 @@ struct QuerySortTests {
         }
     }
 }
+
+/// Single-key columns of at least ``SortColumns/radixMinimum`` rows, which
+/// integers and ASCII strings sort by ``RadixSort``: the same order as
+/// ``PersistedValue/ordered(_:_:)``, ties in row order, both directions.
+@Suite("Sort keys: large single-key columns")
+struct LargeSortColumnTests {
+    static func column(_ kind: Int, count: Int, seed: UInt64) -> [PersistedValue] {
+        var rng = SplitMix64(seed: seed)
+        let alphabet = Array("abAB~ z\u{0}")
+        return (0..<count).map { _ in
+            switch kind {
+            case 0: // ASCII strings: short ones, long ones sharing eight-byte prefixes, duplicates.
+                let length = Int(rng.next() % 13)
+                let head = rng.next() % 2 == 0 ? "prefix-a" : ""
+                return .string(head + String((0..<length).map { _ in alphabet[Int(rng.next() % UInt64(alphabet.count))] }))
+            case 1: // Integers over the whole range, extremes and duplicates included.
+                switch rng.next() % 8 {
+                case 0: return .int(.min)
+                case 1: return .int(.max)
+                case 2: return .int(0)
+                default: return .int(Int64(bitPattern: rng.next()))
+                }
+            case 2: // Integers in a small range: many ties, every high byte equal (passes skipped).
+                return .int(Int64(rng.next() % 50) - 25)
+            default: // Non-ASCII strings: no prefixes, a comparison sort.
+                return .string(["é", "e\u{301}", "z", "a", "ä"][Int(rng.next() % 5)] + String(rng.next() % 7))
+            }
+        }
+    }
+
+    @Test(arguments: 0..<4, [128, 1000, 4097])
+    func ordersLikePersistedValues(kind: Int, count: Int) {
+        let values = Self.column(kind, count: count, seed: UInt64(kind * 31 + count))
+        for ascending in [true, false] {
+            let columns = SortColumns(keys: [SortKey(["v"], ascending: ascending)], count: values.count) { row, _ in values[row] }
+            let expected = values.indices.sorted { a, b in
+                let (l, r) = ascending ? (values[a], values[b]) : (values[b], values[a])
+                if PersistedValue.ordered(l, r) { return true }
+                if PersistedValue.ordered(r, l) { return false }
+                return a < b
+            }
+            #expect(columns.sortedRows() == expected, "kind \(kind), count \(count), ascending: \(ascending)")
+        }
+    }
+
+    @Test(arguments: [0, 1, 2, 255, 256, 3000])
+    func radixSortIsAStableSortByKey(count: Int) {
+        var rng = SplitMix64(seed: UInt64(count) + 1)
+        for spread in [UInt64.max, 0xFF, 0xFF00_0000_0000, 3] {
+            let keys = (0..<count).map { _ in rng.next() & spread }
+            let expected = keys.indices.sorted { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
+            #expect(RadixSort.rows(orderedBy: keys) == expected, "spread \(spread)")
+        }
+    }
+
+    @Test func signedKeysOrderAsTheIntegers() {
+        let integers: [Int64] = [.min, .min + 1, -256, -1, 0, 1, 255, 256, .max - 1, .max]
+        let keys = integers.map(RadixSort.key)
+        #expect(keys == keys.sorted())
+        #expect(Set(keys).count == integers.count)
+    }
+}

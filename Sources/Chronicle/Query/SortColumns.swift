@@ -147,6 +147,47 @@ struct SortColumns {
         single = columns.count == 1 ? (columns[0], keys[0].ascending) : nil
     }
 
+    /// From how many rows a single integer or ASCII-string key is sorted
+    /// by ``RadixSort`` rather than by comparisons: below it, clearing
+    /// the radix sort's counts costs more than the comparisons it saves.
+    static let radixMinimum = 128
+
+    /// The rows ordered by `column` (one key over integers, or over ASCII
+    /// strings, whose first eight bytes are integers already) by a radix
+    /// sort, rows equal under the key in their original order; `nil` for
+    /// another column. Strings whose first eight bytes are equal are then
+    /// ordered by the whole string, run by run.
+    ///
+    /// Ordering 10k matches by name went from 11.5 to about 2 million
+    /// instructions (callgrind, W3 sorted by name, 2026-11-23).
+    ///
+    /// - Complexity: O(*n*), plus a comparison sort of each run of rows
+    ///   whose strings share their first eight bytes.
+    private static func radixSortedRows(_ column: Column, ascending: Bool) -> [Int]? {
+        switch column {
+        case .integers(let integers):
+            return RadixSort.rows(orderedBy: integers.map { ascending ? RadixSort.key($0) : ~RadixSort.key($0) })
+        case .strings(let strings, let prefixes?):
+            var rows = RadixSort.rows(orderedBy: ascending ? prefixes : prefixes.map { ~$0 })
+            var start = 0
+            while start < rows.count {
+                var end = start + 1
+                while end < rows.count, prefixes[rows[end]] == prefixes[rows[start]] { end += 1 }
+                if end - start > 1 {
+                    rows[start..<end].sort { a, b in
+                        let left = strings[a], right = strings[b]
+                        if left != right { return ascending ? left < right : right < left }
+                        return a < b
+                    }
+                }
+                start = end
+            }
+            return rows
+        default:
+            return nil
+        }
+    }
+
     /// How rows `a` and `b` compare under key `key`, its direction applied.
     @inline(__always)
     func compare(_ a: Int, _ b: Int, key: Int) -> ComparisonResult { comparators[key].compare(a, b) }
@@ -160,6 +201,7 @@ struct SortColumns {
         // the sort, with no closure call (about 140 → 40 instructions a
         // comparison, callgrind, W3 sorted by name).
         if let (column, ascending) = single {
+            if count >= Self.radixMinimum, let rows = Self.radixSortedRows(column, ascending: ascending) { return rows }
             var rows = Array(0..<count)
             switch column {
             case .strings(let strings, let prefixes?):
