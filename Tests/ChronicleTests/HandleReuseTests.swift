@@ -40,6 +40,26 @@ final class DerivedScratchpad: TallyBase {
 extension DerivedTally: @unchecked Sendable {}
 extension DerivedScratchpad: @unchecked Sendable {}
 
+/// A projection that counts its instances.
+final class TallyCard: Projection<Tally> {
+    static let made = Atomic<Int>(0)
+    @Projected(\Tally.name) var label
+    @Projected(\Tally.score) var points
+
+    required init(projecting object: Tally) {
+        Self.made.add(1, ordering: .relaxed)
+        super.init(projecting: object)
+    }
+}
+extension TallyCard: @unchecked Sendable {}
+
+/// A projection with state of its own: never reused.
+final class TallyNote: Projection<Tally> {
+    @Projected(\Tally.name) var label
+    var seen = false
+}
+extension TallyNote: @unchecked Sendable {}
+
 /// An iteration points the handle it yielded last at the next object when
 /// the caller let go of it (``ObjectBase/isRelocatable``): what each element
 /// reads is unchanged, a handle the caller keeps — strongly, weakly or
@@ -207,6 +227,46 @@ struct HandleReuseTests {
         #expect(made == 1)
         #expect(rows == (0..<2000).map { "\($0) n\($0) \($0 % 7)" })
         #expect(!deferred.isBuilt)
+    }
+
+    /// Instances of `TallyCard` made while `body` runs.
+    static func cardsMade(_ body: () throws -> Void) rethrows -> Int {
+        let before = TallyCard.made.load(ordering: .relaxed)
+        try body()
+        return TallyCard.made.load(ordering: .relaxed) - before
+    }
+
+    @Test func projectionsLetGoAreReusedWithTheirHandles() throws {
+        let store = try Self.tallies(300)
+        #expect(ProjectionMetadata.of(TallyCard.self).allowsReuse)
+        #expect(!ProjectionMetadata.of(TallyNote.self).allowsReuse)
+        var rows: [String] = []
+        var handles = 0
+        let cards = Self.cardsMade {
+            handles = Self.made {
+                for card in store.objects(TallyCard.self) { rows.append("\(card.label) \(card.points)") }
+            }
+        }
+        #expect(cards == 1 && handles == 1)
+        #expect(rows == (0..<300).map { "t\(300 - $0) \($0 % 10)" })
+    }
+
+    @Test func aProjectionKeptOrWhoseBaseIsKeptIsNeverMoved() throws {
+        let store = try Self.tallies(60)
+        var keptCards: [TallyCard] = [], keptBases: [Tally] = []
+        for card in store.objects(TallyCard.self) {
+            if card.points == 0 { keptCards.append(card) }
+            if card.points == 1 { keptBases.append(card.rootObject) }
+        }
+        #expect(keptCards.map(\.rootObject.id) == [0, 10, 20, 30, 40, 50])
+        #expect(keptCards.map(\.label) == ["t60", "t50", "t40", "t30", "t20", "t10"])
+        #expect(keptBases.map(\.id) == [1, 11, 21, 31, 41, 51])
+        var seen: [Bool] = []
+        for note in store.objects(TallyNote.self) {
+            seen.append(note.seen)
+            note.seen = true
+        }
+        #expect(seen == Array(repeating: false, count: 60), "a projection with state of its own is new for every element")
     }
 
     /// Elements handed to other tasks are held there: the iteration makes

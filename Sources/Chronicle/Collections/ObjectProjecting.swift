@@ -1,6 +1,6 @@
 /// A type that ``Results`` can hold: a model class, or a ``Projection`` of
 /// one. Implementation detail; do not conform your own types.
-public protocol _ObjectProjecting: Sendable {
+public protocol _ObjectProjecting: AnyObject, Sendable {
     /// The model class whose table the results read.
     static var _rootType: ObjectBase.Type { get }
     /// Wraps a managed object of ``_rootType``. `consuming`: a new handle
@@ -8,6 +8,12 @@ public protocol _ObjectProjecting: Sendable {
     static func _project(_ root: consuming ObjectBase) -> Self
     /// The object this element reads.
     var _rootObject: ObjectBase { get }
+    /// The live handle this element reads, if an iteration that holds the
+    /// only strong reference to the element may move it to another object
+    /// by moving that handle: nothing else can reach the element or the
+    /// handle. The iteration has checked that the classes store nothing
+    /// else (see `Results.Iterator`).
+    var _relocatableRoot: ObjectBase? { get }
 }
 
 extension ObjectBase: _ObjectProjecting {
@@ -20,4 +26,5 @@ extension ObjectBase: _ObjectProjecting {
         return root as! Self
     }
     public var _rootObject: ObjectBase { self }
+    public var _relocatableRoot: ObjectBase? { isRelocatable ? self : nil }
 }

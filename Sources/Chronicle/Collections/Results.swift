@@ -262,12 +262,15 @@ extension Results: RandomAccessCollection {
         /// file: the walk over its blocks, whose handles decode only the
         /// values read (see ``EncodedScan``).
         private var encoded: EncodedScan?
-        /// The handle yielded last, when live handles of the element's
-        /// class may be reused (``ClassMetadata/allowsHandleReuse``): if
-        /// the caller let go of it, the next element moves it instead of
-        /// making a new handle (see ``reusedHandle(key:snapshot:encoded:)``).
-        private var lastHandle: ObjectBase?
-        private let reusesHandles: Bool
+        /// The element yielded last, when elements may be reused: if the
+        /// caller let go of it, the next element is that one moved (see
+        /// ``liveElement(key:snapshot:encoded:)``).
+        private var lastElement: Element?
+        /// Whether the model class stores only `@Persisted` properties
+        /// (``ClassMetadata/allowsHandleReuse``) and, for a projection,
+        /// the projection class only `@Projected` ones
+        /// (``ProjectionMetadata/allowsReuse``).
+        private let reusesElements: Bool
 
         init(results: Results) {
             store = results.store
@@ -280,7 +283,8 @@ extension Results: RandomAccessCollection {
             self.sequence = sequence
             table = results.store.tableBinding(for: Element._rootType, in: state)
             unretainedTable = table.map { Unmanaged.passUnretained($0) }
-            reusesHandles = results.frozen == nil && table?.metadata.allowsHandleReuse == true
+            reusesElements = results.frozen == nil && table?.metadata.allowsHandleReuse == true
+                && (Element._rootType == Element.self || ProjectionMetadata.of(Element.self).allowsReuse)
             // Only a live, published state's handles can keep an encoded
             // block (a frozen handle, or one made inside a write, reads
             // its state instead); only an unfiltered, unsorted iteration
@@ -300,7 +304,7 @@ extension Results: RandomAccessCollection {
             if encoded != nil {
                 switch encoded!.next() {
                 case .object(let key, let block):
-                    return Element._project(liveHandle(key: key, snapshot: nil, encoded: block))
+                    return liveElement(key: key, snapshot: nil, encoded: block)
                 case .end:
                     return nil
                 case .unavailable(let resume):
@@ -337,38 +341,39 @@ extension Results: RandomAccessCollection {
             let snapshot = sequence == 0 ? nil
                 : evaluation.records.count == evaluation.keys.count ? evaluation.records[index]
                 : state.unsafelyUnwrapped.object(table: unretainedTable._withUnsafeGuaranteedRef { $0.index }, key: key)
-            return Element._project(liveHandle(key: key, snapshot: snapshot, encoded: nil))
+            return liveElement(key: key, snapshot: snapshot, encoded: nil)
         }
 
-        /// A live handle on object `key`, keeping its record or encoded
-        /// block in the published state (see
-        /// ``Store/handle(_:table:key:snapshot:encoded:sequence:)``).
+        /// The element on object `key`: a live handle keeping its record
+        /// or encoded block in the published state (see
+        /// ``Store/handle(_:table:key:snapshot:encoded:sequence:)``), or a
+        /// projection of one.
         ///
-        /// When handles may be reused and the caller let go of the last one
-        /// (nothing else can reach it: ``ObjectBase/isRelocatable``), that
-        /// handle is moved to `key` instead of making another. Making and
-        /// freeing a handle was half the cost of iterating every object of
-        /// a table (about 1,000 of 2,100 instructions an object, callgrind,
-        /// W6, 2026-11-23). To the caller a reused handle is a new one that
-        /// the allocator placed where the last one was: it dropped every
-        /// reference to the last one, and the class keeps no state but the
-        /// object's location.
-        private mutating func liveHandle(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: EncodedBlock?) -> ObjectBase {
-            if reusesHandles, isKnownUniquelyReferenced(&lastHandle) {
-                let handle = lastHandle.unsafelyUnwrapped
-                if handle.isRelocatable {
-                    let remembers = snapshot != nil || encoded != nil
-                    handle.relocate(to: key, snapshot: snapshot, encoded: encoded, sequence: remembers ? sequence : 0)
-                    return handle
-                }
+        /// When elements may be reused and the caller let go of the last
+        /// one (nothing else can reach it or its handle:
+        /// ``_ObjectProjecting/_relocatableRoot``), its handle is moved to
+        /// `key` and the same element returned. Making and freeing a handle
+        /// was half the cost of iterating every object of a table (about
+        /// 1,000 of 2,100 instructions an object, callgrind, W6,
+        /// 2026-11-23); a projection is one more object. To the caller a
+        /// reused element is a new one that the allocator placed where the
+        /// last one was: it dropped every reference to the last one, and
+        /// the classes keep no state but the object's location.
+        private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: EncodedBlock?) -> Element {
+            if reusesElements, isKnownUniquelyReferenced(&lastElement),
+               let handle = lastElement.unsafelyUnwrapped._relocatableRoot {
+                let remembers = snapshot != nil || encoded != nil
+                handle.relocate(to: key, snapshot: snapshot, encoded: encoded, sequence: remembers ? sequence : 0)
+                return lastElement.unsafelyUnwrapped
             }
             let handle = unretainedStore._withUnsafeGuaranteedRef { store in
                 unretainedTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
                     store.handle(table.metadata.type, table: table, key: key, snapshot: snapshot.take(), encoded: encoded, sequence: sequence)
                 }
             }
-            lastHandle = reusesHandles ? handle : nil
-            return handle
+            let element = Element._project(handle)
+            lastElement = reusesElements ? element : nil
+            return element
         }
     }
 

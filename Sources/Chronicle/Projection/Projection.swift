@@ -38,6 +38,11 @@ open class Projection<Root: ObjectBase>: @unchecked Sendable {
     public var isFrozen: Bool { rootObject.isFrozen }
 }
 
+extension Projection {
+    /// The base object, unretained: its reference count read as it is.
+    private var unretainedRoot: Unmanaged<Root> { Unmanaged.passUnretained(rootObject) }
+}
+
 extension Projection: _ObjectProjecting {
     public static var _rootType: ObjectBase.Type { Root.self }
     public static func _project(_ root: consuming ObjectBase) -> Self {
@@ -47,6 +52,15 @@ extension Projection: _ObjectProjecting {
         return Self(projecting: root)
     }
     public var _rootObject: ObjectBase { rootObject }
+    public var _relocatableRoot: ObjectBase? {
+        // The projection alone holds its base handle (the runtime's count
+        // of strong references is 1), and no weak or unowned reference was
+        // ever taken to the projection (`1` is none, as for a handle; see
+        // `ObjectBase.isRelocatable`).
+        guard unretainedRoot.isHeldOnce, _getWeakRetainCount(self) == 1, _getUnownedRetainCount(self) == 1,
+              rootObject.isRelocatable else { return nil }
+        return rootObject
+    }
 }
 
 extension Projection: Hashable {

@@ -17,10 +17,16 @@ final class ProjectionMetadata: @unchecked Sendable {
     }
 
     let properties: [Property]
+    /// Whether the projection class stores nothing but `@Projected`
+    /// properties (and its base object), so that an iteration may move a
+    /// projection nobody else holds to the next object by moving its base
+    /// handle (see `Results.Iterator`).
+    let allowsReuse: Bool
     private let byName: [String: Int]
 
-    private init(properties: [Property]) {
+    private init(properties: [Property], allowsReuse: Bool) {
         self.properties = properties
+        self.allowsReuse = allowsReuse
         byName = Dictionary(uniqueKeysWithValues: properties.enumerated().map { ($1.name, $0) })
     }
 
@@ -42,10 +48,16 @@ final class ProjectionMetadata: @unchecked Sendable {
         let recorder = KeyPathRecorder()
         let instance = type._project(KeyPathMapping.makeRecordingInstance(type._rootType, recorder: recorder, prefix: []))
         var properties: [Property] = []
+        var storesOnlyProjected = true
         var mirror: Mirror? = Mirror(reflecting: instance)
         while let current = mirror {
+            // The last mirror is `Projection`'s own, which stores the base object.
+            let isBaseClass = current.superclassMirror == nil
             for child in current.children {
-                guard let wrapper = child.value as? any ProjectedWrapper, let label = child.label else { continue }
+                guard let wrapper = child.value as? any ProjectedWrapper, let label = child.label else {
+                    if !isBaseClass { storesOnlyProjected = false }
+                    continue
+                }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
                 do {
                     properties.append(Property(name: name, keyPath: wrapper.anyKeyPath,
@@ -57,7 +69,7 @@ final class ProjectionMetadata: @unchecked Sendable {
             }
             mirror = current.superclassMirror
         }
-        let metadata = ProjectionMetadata(properties: properties)
+        let metadata = ProjectionMetadata(properties: properties, allowsReuse: storesOnlyProjected)
         return cache.withLock { cache in
             if let raced = cache[id] { return raced }
             cache[id] = metadata
