@@ -188,3 +188,54 @@ final class TransformProjection: Projection<Employee> {
     @Projected(\Employee.lastName.localizedCapitalized) var capitalized
 }
 extension TransformProjection: @unchecked Sendable {}
+
+/// A projection over a base class, for a subclass's objects: its direct
+/// reads must not use the base class's property numbering.
+final class TallyBaseCard: Projection<TallyBase> {
+    @Projected(\TallyBase.id) var id
+}
+extension TallyBaseCard: @unchecked Sendable {}
+
+final class AnnotatedCard: Projection<Annotated> {
+    @Projected(\Annotated.remark) var remark
+    @Projected(\Annotated.note.count) var noteLength
+    @Projected(\Annotated.count) var count
+}
+extension AnnotatedCard: @unchecked Sendable {}
+
+/// `@Projected` passthroughs read the property directly
+/// (``ProjectedReader``); everything else applies the key path, with the
+/// same answers.
+@Suite("Projections: direct reads")
+struct ProjectedReaderTests {
+    @Test func passthroughsOfOwnPropertiesHaveADirectReadAndTransformationsDoNot() {
+        #expect(ProjectedReader.read(\Tally.name) != nil)
+        #expect(ProjectedReader.read(\Annotated.remark) != nil)
+        #expect(ProjectedReader.read(\Annotated.note.count) == nil)
+        #expect(ProjectedReader.read(\Person.address?.city) == nil)
+    }
+
+    @Test func directReadsAnswerAsTheKeyPathDoes() throws {
+        let store = try scratchStore()
+        try store.write {
+            for id in 0..<6 {
+                let annotated = Annotated()
+                (annotated.id, annotated.note, annotated.remark, annotated.count) = (id, String(repeating: "x", count: id), id % 2 == 0 ? nil : "r\(id)", -id)
+                store.add(annotated)
+            }
+            store.create(DerivedTally.self, value: ["id": 7, "score": 99])
+        }
+        let cards = store.objects(AnnotatedCard.self).map { "\($0.remark ?? "nil") \($0.noteLength) \($0.count)" }
+        #expect(cards == ["nil 0 0", "r1 1 -1", "nil 2 -2", "r3 3 -3", "nil 4 -4", "r5 5 -5"])
+        // A subclass numbers its properties differently: the read falls back to the key path.
+        let derived = try #require(store.objects(DerivedTally.self).first)
+        #expect(TallyBaseCard(projecting: derived).id == 7)
+        let unmanaged = DerivedTally()
+        unmanaged.id = 3
+        #expect(TallyBaseCard(projecting: unmanaged).id == 3)
+        // Writes still go through the key path.
+        let card = try #require(store.objects(AnnotatedCard.self).first)
+        try store.write { card.remark = "set" }
+        #expect(card.remark == "set" && card.rootObject.remark == "set")
+    }
+}

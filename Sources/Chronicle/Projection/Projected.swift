@@ -13,12 +13,23 @@
 /// message naming it.
 @propertyWrapper
 public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable {
-    // Safety: a key path is an immutable value; it is only applied, never changed.
-    let keyPath: KeyPath<Root, Value>
+    // Safety: a key path is an immutable value; it is only applied, never
+    // changed. The direct read is an immutable `@Sendable` closure.
+    @usableFromInline let keyPath: KeyPath<Root, Value>
+    /// The key path's direct read, when it passes a persisted property
+    /// through (see ``ProjectedReader``).
+    @usableFromInline let directRead: (@Sendable (Root) -> Value?)?
 
     /// Projects the value `keyPath` reads from the base object.
     public init(_ keyPath: KeyPath<Root, Value>) {
         self.keyPath = keyPath
+        directRead = ProjectedReader.read(keyPath)
+    }
+
+    /// The projected value of `root`.
+    @inlinable func value(of root: Root) -> Value {
+        if let directRead, let value = directRead(root) { return value }
+        return root[keyPath: keyPath]
     }
 
     /// Unavailable: reads and writes go through the enclosing instance.
@@ -30,20 +41,27 @@ public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable 
     }
 
     /// Routes reads and writes through the projection's base object.
-    public static subscript<EnclosingSelf: Projection<Root>>(
+    ///
+    /// Inlinable, so that the app's module reads the wrapper as a stored
+    /// property and calls its direct read with the types known: called
+    /// unspecialised, the read looked generic metadata up each time.
+    @inlinable public static subscript<EnclosingSelf: Projection<Root>>(
         _enclosingInstance projection: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
     ) -> Value {
-        get { projection.rootObject[keyPath: projection[keyPath: storageKeyPath].keyPath] }
-        set {
-            let keyPath = projection[keyPath: storageKeyPath].keyPath
-            guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> else {
-                let name = ProjectionMetadata.of(EnclosingSelf.self).name(of: keyPath) ?? "\(keyPath)"
-                preconditionFailure("Chronicle: \(EnclosingSelf.self).\(name) projects \(keyPath), which is not writable (a transformation); set the base object's property instead")
-            }
-            projection.rootObject[keyPath: writable] = newValue
+        get { projection[keyPath: storageKeyPath].value(of: projection.rootObject) }
+        set { write(newValue, to: projection, keyPath: projection[keyPath: storageKeyPath].keyPath) }
+    }
+
+    /// Sets the base object's property `keyPath` leads to, if it is writable.
+    @usableFromInline static func write<EnclosingSelf: Projection<Root>>(_ newValue: Value, to projection: EnclosingSelf,
+                                                                          keyPath: KeyPath<Root, Value>) {
+        guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> else {
+            let name = ProjectionMetadata.of(EnclosingSelf.self).name(of: keyPath) ?? "\(keyPath)"
+            preconditionFailure("Chronicle: \(EnclosingSelf.self).\(name) projects \(keyPath), which is not writable (a transformation); set the base object's property instead")
         }
+        projection.rootObject[keyPath: writable] = newValue
     }
 }
 
