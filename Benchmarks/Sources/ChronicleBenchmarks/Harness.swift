@@ -71,6 +71,12 @@ struct Figure: Sendable {
 /// Sizes and repetitions; `--quick` shrinks everything for a smoke run.
 struct Options: Sendable {
     var quick = false
+    /// How many times each workload's sides run, alternating (`--rounds N`):
+    /// each figure is then the median of the rounds, and its ratio the
+    /// median of the rounds' own ratios — each round's two sides ran one
+    /// right after the other, so a machine whose speed drifts (a shared VM)
+    /// moves both.
+    var rounds = 1
     /// Where children share seeded files (W6 opens what its seed step wrote).
     var directory: URL
 
@@ -180,11 +186,15 @@ enum Harness {
                 let prepared = try child(["--child", workload.id, "prepare", "--dir", options.directory.path] + common)
                 print(String(format: "   (prepared in %.1f s, peak RSS %.0f MB)", prepared.seconds, Double(prepared.peakKB) / 1024))
             }
-            var results: [Side: ChildResult] = [:]
-            for side in workload.sides {
-                results[side] = try child(["--child", workload.id, side.rawValue, "--dir", options.directory.path] + common)
+            var rounds: [[Side: ChildResult]] = []
+            for _ in 0..<max(1, options.rounds) {
+                var results: [Side: ChildResult] = [:]
+                for side in workload.sides {
+                    results[side] = try child(["--child", workload.id, side.rawValue, "--dir", options.directory.path] + common)
+                }
+                rounds.append(results)
             }
-            printTable(workload, results)
+            printTable(workload, rounds)
         }
         print(String(format: "\nTotal: %.0f s", Measure.seconds(ContinuousClock.now - started)))
     }
@@ -206,9 +216,38 @@ enum Harness {
         }
     }
 
-    static func printTable(_ workload: Workload, _ results: [Side: ChildResult]) {
-        let chronicle = results[.chronicle]?.figures ?? []
-        let grdb = results[.grdb]?.figures ?? []
+    /// One side's figures over the rounds: each the median of the rounds'
+    /// medians and of their p99s, named and ordered as in the first round.
+    static func merged(_ rounds: [ChildResult]) -> [Figure] {
+        guard let first = rounds.first else { return [] }
+        func median(_ values: [Double]) -> Double {
+            let sorted = values.sorted()
+            return sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2]
+        }
+        return first.figures.map { figure in
+            let same = rounds.compactMap { round in round.figures.first { $0.name == figure.name } }
+            var merged = figure
+            merged.median = median(same.map(\.median))
+            merged.p99 = median(same.map(\.p99))
+            return merged
+        }
+    }
+
+    /// The median of the rounds' own ratios of `peer` to `figure`, and the
+    /// ratios themselves.
+    static func ratios(_ rounds: [[Side: ChildResult]], chronicle figure: String, grdb peer: String) -> (median: Double, each: [Double]) {
+        let each = rounds.compactMap { round -> Double? in
+            guard let mine = round[.chronicle]?.figures.first(where: { $0.name == figure }),
+                  let theirs = round[.grdb]?.figures.first(where: { $0.name == peer }), mine.median > 0 else { return nil }
+            return theirs.median / mine.median
+        }
+        let sorted = each.sorted()
+        return (sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2], each)
+    }
+
+    static func printTable(_ workload: Workload, _ rounds: [[Side: ChildResult]]) {
+        let chronicle = merged(rounds.compactMap { $0[.chronicle] })
+        let grdb = merged(rounds.compactMap { $0[.grdb] })
         func pad(_ s: String, _ n: Int) -> String { s.count >= n ? s : s + String(repeating: " ", count: n - s.count) }
         let header = pad("figure", 52) + pad("Chronicle p50 / p99", 26) + pad("GRDB p50 / p99", 26) + "GRDB/Chronicle"
         print(header)
@@ -222,8 +261,11 @@ enum Harness {
             for peer in peers {
                 printedGRDB.insert(peer.name)
                 let theirs = format(peer.median, peer.unit) + (peer.unit == .seconds ? " / " + format(peer.p99, peer.unit) : "")
-                let ratio = figure.median > 0 && peer.unit != .count ? String(format: "%.2f×", peer.median / figure.median) : "—"
-                let note = [figure.note, peer.note].filter { !$0.isEmpty }.joined(separator: "; ")
+                let (median, each) = ratios(rounds, chronicle: figure.name, grdb: peer.name)
+                let ratio = figure.median > 0 && peer.unit != .count ? String(format: "%.2f×", median) : "—"
+                let spread = each.count > 1 && peer.unit != .count
+                    ? "rounds " + each.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
+                let note = [spread, figure.note, peer.note].filter { !$0.isEmpty }.joined(separator: "; ")
                 print(pad(peer.name, 52) + pad(mine, 26) + pad(theirs, 26) + pad(ratio, 8) + note)
             }
         }
@@ -232,7 +274,8 @@ enum Harness {
             print(pad(peer.name, 52) + pad("—", 26) + pad(theirs, 26) + "        " + peer.note)
         }
         let rss = workload.sides.map { side in
-            String(format: "%@ %.0f MB", side == .chronicle ? "Chronicle" : "GRDB", Double(results[side]?.peakKB ?? 0) / 1024)
+            let peak = rounds.map { $0[side]?.peakKB ?? 0 }.max() ?? 0
+            return String(format: "%@ %.0f MB", side == .chronicle ? "Chronicle" : "GRDB", Double(peak) / 1024)
         }.joined(separator: ", ")
         print("peak RSS of the workload's process: " + rss)
         fflush(nil)

@@ -1,5 +1,5 @@
 // Chronicle's benchmarks, side by side with GRDB. Build in release:
-//   swift run -c release --package-path Benchmarks ChronicleBenchmarks [--quick] [group...]
+//   swift run -c release --package-path Benchmarks ChronicleBenchmarks [--quick] [--rounds N] [group...]
 // With no group, every side-by-side and Chronicle-only group runs (not
 // `journal` or `replay`, which run in process and only when named). Each group runs in child processes
 // of this executable, one per side (see Harness.swift).
@@ -18,6 +18,14 @@ if let index = arguments.firstIndex(of: "--quick") {
     options.quick = true
     arguments.remove(at: index)
 }
+if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count {
+    guard let rounds = Int(arguments[index + 1]), rounds >= 1 else {
+        print("--rounds needs a positive count, not \(arguments[index + 1])")
+        exit(64)
+    }
+    options.rounds = rounds
+    arguments.removeSubrange(index...(index + 1))
+}
 if let index = arguments.firstIndex(of: "--dir"), index + 1 < arguments.count {
     options.directory = URL(fileURLWithPath: arguments[index + 1])
     arguments.removeSubrange(index...(index + 1))
@@ -35,7 +43,7 @@ if arguments.first == "--child", arguments.count == 3 {
 }
 
 if arguments.contains("-h") || arguments.contains("--help") {
-    print("usage: ChronicleBenchmarks [--quick] [group...]\ngroups:")
+    print("usage: ChronicleBenchmarks [--quick] [--rounds N] [group...]\n  --rounds N  run each group's sides N times, alternating; report the medians and each round's ratio\ngroups:")
     for workload in workloads { print("  \(workload.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(workload.summary)") }
     print("  journal      (only when named) journal append/read throughput, in process")
     print("  replay       (only when named) open a 1M-event journal with/without a checkpoint; frozen(at:)")
@@ -54,6 +62,7 @@ defer { try? FileManager.default.removeItem(at: root) }
 options.directory = root
 print("Chronicle vs GRDB 7.10.0 — \(options.quick ? "quick smoke run" : "full run"), release build, \(ProcessInfo.processInfo.activeProcessorCount) cores")
 print("p50 / p99: per operation where a figure is one operation, otherwise over the runs (\(options.runs) runs after \(options.warmups) warm-up; slow workloads \(options.slowRuns)).")
+if options.rounds > 1 { print("\(options.rounds) rounds, the sides alternating: medians of the rounds; each ratio the median of the rounds' own.") }
 print("GRDB/Chronicle above 1 means Chronicle is faster (or smaller).")
 let inProcess = ["journal", "replay"]
 let selected = workloads.filter { arguments.isEmpty || arguments.contains($0.id) }
