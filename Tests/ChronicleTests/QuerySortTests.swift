@@ -103,14 +103,23 @@ struct QuerySortTests {
     ])
     func unboxedAndMixedColumnsOrderLikePersistedValues(_ values: [PersistedValue]) {
         for ascending in [true, false] {
-            let columns = SortColumns(keys: [SortKey(["v"], ascending: ascending)], count: values.count) { row, _ in values[row] }
-            let expected = values.indices.sorted { a, b in
-                let (l, r) = ascending ? (values[a], values[b]) : (values[b], values[a])
-                if PersistedValue.ordered(l, r) { return true }
-                if PersistedValue.ordered(r, l) { return false }
-                return a < b
-            }
-            #expect(columns.sortedRows() == expected, "ascending: \(ascending)")
+            #expect(Self.sortedSingleColumn(values, ascending: ascending) == Self.orderedRows(values, ascending: ascending),
+                    "ascending: \(ascending)")
+        }
+    }
+
+    /// The rows of one sort column of `values`, as ``SortColumns`` orders them.
+    static func sortedSingleColumn(_ values: [PersistedValue], ascending: Bool) -> [Int] {
+        SortColumns(keys: [SortKey(["v"], ascending: ascending)], count: values.count) { row, _ in values[row] }.sortedRows()
+    }
+
+    /// The order ``PersistedValue/ordered(_:_:)`` gives `values`, ties in row order.
+    static func orderedRows(_ values: [PersistedValue], ascending: Bool) -> [Int] {
+        values.indices.sorted { a, b in
+            let (l, r) = ascending ? (values[a], values[b]) : (values[b], values[a])
+            if PersistedValue.ordered(l, r) { return true }
+            if PersistedValue.ordered(r, l) { return false }
+            return a < b
         }
     }
 }
@@ -148,14 +157,9 @@ struct LargeSortColumnTests {
     func ordersLikePersistedValues(kind: Int, count: Int) {
         let values = Self.column(kind, count: count, seed: UInt64(kind * 31 + count))
         for ascending in [true, false] {
-            let columns = SortColumns(keys: [SortKey(["v"], ascending: ascending)], count: values.count) { row, _ in values[row] }
-            let expected = values.indices.sorted { a, b in
-                let (l, r) = ascending ? (values[a], values[b]) : (values[b], values[a])
-                if PersistedValue.ordered(l, r) { return true }
-                if PersistedValue.ordered(r, l) { return false }
-                return a < b
-            }
-            #expect(columns.sortedRows() == expected, "kind \(kind), count \(count), ascending: \(ascending)")
+            #expect(QuerySortTests.sortedSingleColumn(values, ascending: ascending)
+                        == QuerySortTests.orderedRows(values, ascending: ascending),
+                    "kind \(kind), count \(count), ascending: \(ascending)")
         }
     }
 
