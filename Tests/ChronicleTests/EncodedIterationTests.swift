@@ -225,11 +225,9 @@ struct EncodedIterationTests {
     /// `nil`: the raw stepping stops where its lengths end, the checked
     /// reader goes on, and each value read is the one written.
     @Test func valuesAfterLongStringsAndNilsReadAsWritten() throws {
-        let configuration = try Lazy.lazyConfiguration()
         let lengths = [0, 1, 126, 127, 128, 129, 300, 20_000]
         var expected: [String] = []
-        do {
-            let store = try Store(configuration: configuration)
+        let (store, table) = try Lazy.reopenedLazily(try Lazy.lazyConfiguration(), table: "Annotated") { store in
             try store.write {
                 for id in 0..<200 {
                     let note = String(repeating: "n", count: lengths[id % lengths.count])
@@ -240,13 +238,7 @@ struct EncodedIterationTests {
                     expected.append("\(id) \(note.count) \(remark?.count ?? -1) \(id * 1_000_003)")
                 }
             }
-            try store.writeCheckpoint()
-            try store.close()
         }
-        let store = try Store(configuration: configuration)
-        let state = store.committedState()
-        let index = try #require(state.tableIndex(named: "Annotated"))
-        let table = try #require(Lazy.deferred(state, index))
         #expect(store.objects(Annotated.self).map { "\($0.id) \($0.note.count) \($0.remark?.count ?? -1) \($0.count)" } == expected)
         #expect(store.objects(Annotated.self).map(\.count) == (0..<200).map { $0 * 1_000_003 })
         #expect(!table.isBuilt)

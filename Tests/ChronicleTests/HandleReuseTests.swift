@@ -207,19 +207,11 @@ struct HandleReuseTests {
     /// Iterating a table still in its checkpoint file reuses the handle
     /// too, moving it from block to block.
     @Test func anEncodedIterationReusesItsHandleAcrossBlocks() throws {
-        let configuration = try LazyCheckpointTests.lazyConfiguration()
-        do {
-            let store = try Store(configuration: configuration)
+        let (store, deferred) = try LazyCheckpointTests.reopenedLazily(try LazyCheckpointTests.lazyConfiguration(), table: "Tally") { store in
             try store.write {
                 for id in 0..<2000 { store.create(Tally.self, value: ["id": id, "name": "n\(id)", "score": id % 7]) }
             }
-            try store.writeCheckpoint()
-            try store.close()
         }
-        let store = try Store(configuration: configuration)
-        let state = store.committedState()
-        let table = try #require(state.tableIndex(named: "Tally"))
-        let deferred = try #require(LazyCheckpointTests.deferred(state, table))
         var rows: [String] = []
         let made = Self.made {
             for tally in store.objects(Tally.self) { rows.append("\(tally.id) \(tally.name) \(tally.score)") }

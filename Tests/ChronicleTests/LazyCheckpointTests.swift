@@ -319,6 +319,23 @@ struct LazyCheckpointTests {
         return configuration
     }
 
+    /// The store of `configuration` reopened after `fill` wrote to it, a
+    /// checkpoint file was written and the store closed, with the table of
+    /// type `typeName` left in that file.
+    static func reopenedLazily(_ configuration: Store.Configuration, table typeName: String,
+                               after fill: (Store) throws -> Void) throws -> (store: Store, table: CheckpointTable) {
+        do {
+            let store = try Store(configuration: configuration)
+            try fill(store)
+            try store.writeCheckpoint()
+            try store.close()
+        }
+        let store = try Store(configuration: configuration)
+        let state = store.committedState()
+        let index = try #require(state.tableIndex(named: typeName))
+        return (store, try #require(deferred(state, index)))
+    }
+
     /// A journal of 40 commits of counters, a checkpoint file at version 40,
     /// then 3 more commits; closed. Returns the configuration to open it.
     static func checkpointedJournal(_ name: String = #function) throws -> Store.Configuration {
