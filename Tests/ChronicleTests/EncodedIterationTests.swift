@@ -224,6 +224,17 @@ struct EncodedIterationTests {
     /// Values after strings of one-byte and longer lengths, and after a
     /// `nil`: the raw stepping stops where its lengths end, the checked
     /// reader goes on, and each value read is the one written.
+    /// Integers of every varint length, both signs and the extremes.
+    static func count(_ id: Int) -> Int {
+        switch id % 5 {
+        case 0: id == 0 ? .min : id * 1_000_003
+        case 1: .max
+        case 2: -id
+        case 3: -(1 << (id % 63))
+        default: 1 << (id % 63)
+        }
+    }
+
     @Test func valuesAfterLongStringsAndNilsReadAsWritten() throws {
         let lengths = [0, 1, 126, 127, 128, 129, 300, 20_000]
         var expected: [String] = []
@@ -233,14 +244,14 @@ struct EncodedIterationTests {
                     let note = String(repeating: "n", count: lengths[id % lengths.count])
                     let remark: String? = id % 3 == 0 ? nil : String(repeating: "é", count: lengths[(id / 3) % lengths.count])
                     let annotated = Annotated()
-                    (annotated.id, annotated.note, annotated.remark, annotated.count) = (id, note, remark, id * 1_000_003)
+                    (annotated.id, annotated.note, annotated.remark, annotated.count) = (id, note, remark, Self.count(id))
                     store.add(annotated)
-                    expected.append("\(id) \(note.count) \(remark?.count ?? -1) \(id * 1_000_003)")
+                    expected.append("\(id) \(note.count) \(remark?.count ?? -1) \(Self.count(id))")
                 }
             }
         }
         #expect(store.objects(Annotated.self).map { "\($0.id) \($0.note.count) \($0.remark?.count ?? -1) \($0.count)" } == expected)
-        #expect(store.objects(Annotated.self).map(\.count) == (0..<200).map { $0 * 1_000_003 })
+        #expect(store.objects(Annotated.self).map(\.count) == (0..<200).map(Self.count))
         #expect(!table.isBuilt)
     }
 

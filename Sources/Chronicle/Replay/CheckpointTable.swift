@@ -212,13 +212,9 @@ final class CheckpointTable: DeferredTable {
     /// its checksums can tell the difference.
     func value(in bytes: UnsafeRawBufferPointer, property index: Int) -> PersistedValue? {
         let (offset, stepped) = stepOverPlainValues(in: bytes, before: index)
+        if stepped == index, let integer = plainInteger(in: bytes, at: offset, property: index) { return .int(integer) }
         var r = BinaryReader(bytes, offset: offset)
         do {
-            if stepped == index, r.peek() == CheckpointFile.intTag, slots[index].isPlain, slots[index].takesIntegers {
-                // An integer fits any integer property (see `PropertyType.accepts`).
-                _ = try r.byte()
-                return .int(try r.signed())
-            }
             for skipped in stepped..<index {
                 let slot = slots[skipped]
                 let tag = r.peek()
@@ -274,6 +270,32 @@ final class CheckpointTable: DeferredTable {
             }
         }
         return (offset, stepped)
+    }
+
+    /// The integer at `offset` of `bytes`, decoded on the raw bytes, if it
+    /// is one (its tag) and property `index` takes integers — an integer
+    /// fits any integer property (see `PropertyType.accepts`); `nil`
+    /// otherwise, or if its varint is malformed, for the checked reader to
+    /// answer.
+    @inline(__always)
+    private func plainInteger(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> Int64? {
+        guard let base = bytes.baseAddress, offset < bytes.count,
+              base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.intTag,
+              slots[index].isPlain, slots[index].takesIntegers else { return nil }
+        var raw: UInt64 = 0, shift: UInt64 = 0
+        var next = offset + 1
+        let limit = min(bytes.count, next + 10)
+        while next < limit {
+            let byte = base.load(fromByteOffset: next, as: UInt8.self)
+            raw |= UInt64(byte & 0x7F) << shift
+            if byte < 0x80 {
+                guard shift < 63 || byte <= 1 else { return nil }
+                return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+            }
+            shift += 7
+            next += 1
+        }
+        return nil
     }
 
     /// Whether `value` fits property `index` of the table, as the restore
