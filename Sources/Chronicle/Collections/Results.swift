@@ -286,7 +286,7 @@ extension Results: RandomAccessCollection {
             table = results.store.tableBinding(for: Element._rootType, in: state)
             unretainedTable = table.map { Unmanaged.passUnretained($0) }
             reusesElements = results.frozen == nil && table?.metadata.allowsHandleReuse == true
-                && (Element._rootType == Element.self || ProjectionMetadata.of(Element.self).allowsReuse)
+                && (elementsAreHandles || ProjectionMetadata.of(Element.self).allowsReuse)
             // Only a live, published state's handles can keep an encoded
             // block (a frozen handle, or one made inside a write, reads
             // its state instead); only an unfiltered, unsorted iteration

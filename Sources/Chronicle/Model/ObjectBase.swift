@@ -123,8 +123,7 @@ open class ObjectBase: @unchecked Sendable {
     /// handle any such reference ever pointed at (the runtime counts both:
     /// `1` is none) is never reused.
     final var isRelocatable: Bool {
-        liveTable != nil && binding.loadUnmanaged() == nil
-            && _getWeakRetainCount(self) == 1 && _getUnownedRetainCount(self) == 1
+        liveTable != nil && binding.loadUnmanaged() == nil && hasNoWeakOrUnownedReferences(self)
     }
 
     /// Points this live handle at object `key` of its table, with its

@@ -55,10 +55,9 @@ extension Projection: _ObjectProjecting {
     public var _relocatableRoot: ObjectBase? {
         // The projection alone holds its base handle (the runtime's count
         // of strong references is 1), and no weak or unowned reference was
-        // ever taken to the projection (`1` is none, as for a handle; see
+        // ever taken to the projection (as for a handle; see
         // `ObjectBase.isRelocatable`).
-        guard unretainedRoot.isHeldOnce, _getWeakRetainCount(self) == 1, _getUnownedRetainCount(self) == 1,
-              rootObject.isRelocatable else { return nil }
+        guard unretainedRoot.isHeldOnce, hasNoWeakOrUnownedReferences(self), rootObject.isRelocatable else { return nil }
         return rootObject
     }
 }

@@ -15,3 +15,12 @@ extension Unmanaged {
     /// cannot be.
     var isHeldOnce: Bool { runtimeRetainCount(toOpaque()) == 1 }
 }
+
+/// Whether no weak or unowned reference was ever taken to `object` (the
+/// runtime counts both from 1, which is none), so that moving it to
+/// another object cannot surprise a reference its user still has: a weak
+/// reference to a freed object reads `nil` and an unowned one traps, where
+/// to a moved one both would read the other object.
+func hasNoWeakOrUnownedReferences(_ object: AnyObject) -> Bool {
+    _getWeakRetainCount(object) == 1 && _getUnownedRetainCount(object) == 1
+}
