@@ -81,10 +81,9 @@ struct EncodedIterationTests {
     /// but the value, and any read that steps over it, is refused.
     @Test func aValueThatDoesNotFitItsPropertyIsNotReturned() throws {
         let fixture = try Lazy.fixture(players: 300)
-        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
         var changed = fixture.checkpoint
         // The first object: key 1, primary key 1, length, then its id's tag.
-        let tag = layout.tables[0].blocks[0].offset + 3
+        let tag = try Lazy.blocks(of: fixture.checkpoint)[0].offset + 3
         try #require(changed[tag] == CheckpointFile.intTag)
         changed[tag] = CheckpointFile.stringTag
         let lazy = try Lazy.lazy(CheckpointLayout.resealed(changed), fixture.journal)
@@ -199,7 +198,7 @@ struct EncodedIterationTests {
         var bytes = [UInt8](try Data(contentsOf: file))
         let layout = try bytes.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
         let table = try #require(layout.tables.firstIndex { $0.schema.name == "Reading" })
-        let block = layout.tables[table].blocks[2]
+        let block = try Lazy.blocks(of: bytes, table: table)[2]
         bytes[block.offset + block.length / 2] ^= 0x20
         try Data(bytes).write(to: file)
         let store = try Store(configuration: configuration)

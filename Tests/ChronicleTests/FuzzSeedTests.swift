@@ -191,7 +191,7 @@ struct FuzzSeedTests {
             guard state.version > 0 else { continue }
             let checkpoint = try CheckpointFile.encode(state, journal: journal)
             guard case .success(let restored) = CheckpointFile.decode(checkpoint, journal: journal) else {
-                Issue.record("the checkpoint of \(name) was rejected")
+                Issue.record("the checkpoint of \(name) was rejected: \(CheckpointFile.decode(checkpoint, journal: journal))")
                 continue
             }
             #expect(restored._invariantViolations().isEmpty, "\(name)")

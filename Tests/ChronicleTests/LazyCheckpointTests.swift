@@ -75,11 +75,15 @@ struct LazyCheckpointTests {
     /// The fixture's checkpoint with one bit flipped in the middle of
     /// block `block` of the players' table, and that block.
     static func damagingBlock(_ block: Int, of fixture: Fixture) throws -> (bytes: [UInt8], block: CheckpointLayout.Block) {
-        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
-        let damagedBlock = layout.tables[0].blocks[block]
+        let damagedBlock = try blocks(of: fixture.checkpoint)[block]
         var damaged = fixture.checkpoint
         damaged[damagedBlock.offset + damagedBlock.length / 2] ^= 0x40
         return (damaged, damagedBlock)
+    }
+
+    /// The blocks of table `table` of checkpoint `bytes`, their entries checked.
+    static func blocks(of bytes: [UInt8], table: Int = 0) throws -> [CheckpointLayout.Block] {
+        try bytes.withUnsafeBytes { try CheckpointLayout(parsing: $0).tables[table].checkedBlocks(in: $0) }
     }
 
     static func deferred(_ state: StoreState, _ table: Int) -> CheckpointTable? {
@@ -156,7 +160,6 @@ struct LazyCheckpointTests {
     /// ever returns the damaged bytes.
     @Test func aDamagedBlockFoundAfterTheOpenRebuildsTheTableFromTheJournal() throws {
         let fixture = try Self.fixture(players: 1000)
-        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
         let (damaged, damagedBlock) = try Self.damagingBlock(2, of: fixture)
         guard case .failure(.checksum) = CheckpointFile.decode(damaged, journal: fixture.journal) else {
             Issue.record("an eager decode did not reject the damaged block")
@@ -164,7 +167,7 @@ struct LazyCheckpointTests {
         }
         let lazy = try Self.lazy(damaged, fixture.journal)
         let table = try #require(Self.deferred(lazy, 0))
-        let early = layout.tables[0].blocks[0].firstKey + 3
+        let early = try Self.blocks(of: fixture.checkpoint)[0].firstKey + 3
         #expect(lazy.object(table: 0, key: ObjectKey(early)) == fixture.folded.object(table: 0, key: ObjectKey(early)))
         #expect(!table.isBuilt)
         let inDamaged = damagedBlock.firstKey + Int64(damagedBlock.objects / 2)
@@ -178,8 +181,7 @@ struct LazyCheckpointTests {
     /// decode does not fit the schema, so the table is rebuilt from the journal.
     @Test func aBlockWithAValidChecksumButValuesThatDoNotFitIsRebuiltFromTheJournal() throws {
         let fixture = try Self.fixture(players: 300)
-        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
-        let block = layout.tables[0].blocks[0]
+        let block = try Self.blocks(of: fixture.checkpoint)[0]
         // The first object: key 1, primary key 1, length, then its id's tag: make the int a string's tag.
         var changed = fixture.checkpoint
         let tag = block.offset + 3
@@ -247,9 +249,8 @@ struct LazyCheckpointTests {
 
     @Test func aBlockFoundDamagedDuringAScanHandsOverToTheRebuiltTable() throws {
         let fixture = try Self.fixture(players: 1000)
-        let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
         var damaged = fixture.checkpoint
-        damaged[layout.tables[0].blocks[2].offset + 40] ^= 0x08
+        damaged[try Self.blocks(of: fixture.checkpoint)[2].offset + 40] ^= 0x08
         let lazy = try Self.lazy(damaged, fixture.journal)
         #expect(Self.leaves(lazy.tables[0], from: 5) == Self.leaves(fixture.folded.tables[0], from: 5))
         #expect(Self.deferred(lazy, 0)?.isBuilt == true)
@@ -468,9 +469,8 @@ struct LazyCheckpointTests {
     @Test func aDamagedCheckpointOverADamagedJournalStopsWithAMessage() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let fixture = try LazyCheckpointTests.fixture(players: 1000, name: "lazy-double-fault")
-            let layout = try fixture.checkpoint.withUnsafeBytes { try CheckpointLayout(parsing: $0) }
             var damaged = fixture.checkpoint
-            damaged[layout.tables[0].blocks[1].offset + 10] ^= 0x40
+            damaged[try LazyCheckpointTests.blocks(of: fixture.checkpoint)[1].offset + 10] ^= 0x40
             let lazy = try LazyCheckpointTests.lazy(damaged, fixture.journal)
             // The journal's second commit, damaged after the journal was opened.
             let url = try #require(fixture.journal.fileURL)

@@ -3,11 +3,12 @@ import Foundation
 /// Writes the bytes of a checkpoint file (layout in ``CheckpointFile``):
 /// the tables' objects, one table after another in ascending key order,
 /// cut into blocks of at most ``blockObjects`` objects or about
-/// ``blockBytes`` bytes, each with its own checksum in the directory.
+/// ``blockBytes`` bytes, each with its own checksum in its entry.
 ///
 /// Blocks are what let an open read one object without reading the file:
-/// the directory gives each block's first key (and first primary key), so a
-/// lookup checks and scans one block. See ``CheckpointTable``.
+/// the directory gives each group of blocks its first key (and first
+/// primary key), and the group's entries each block's, so a lookup checks
+/// one group's entries and scans one block. See ``CheckpointTable``.
 ///
 /// - Complexity: O(size of the objects).
 struct CheckpointEncoder {
@@ -19,6 +20,8 @@ struct CheckpointEncoder {
     private let schema: [TypeSchema]
     private let nextKeys: [Int64]
     private var tables: [CheckpointLayout.Table] = []
+    /// Per table, its blocks (offsets from the first block).
+    private var tableBlocks: [[CheckpointLayout.Block]] = []
     private var blocks = BinaryWriter(capacity: 1 << 16)
     private var block = BinaryWriter(capacity: blockBytes + 1024)
     private var blockFirst: (key: Int64, primaryKey: Int64)?
@@ -40,7 +43,8 @@ struct CheckpointEncoder {
         let type = schema[index]
         let hasPrimaryKeyField = type.primaryKeyIndex.map { type.properties[$0].type == .int && type.properties[$0].collection == .none } ?? false
         tables.append(CheckpointLayout.Table(schema: type, nextKey: nextKeys[index], count: 0,
-                                             hasPrimaryKeyField: hasPrimaryKeyField, primaryKeysAscend: hasPrimaryKeyField, blocks: []))
+                                             hasPrimaryKeyField: hasPrimaryKeyField, primaryKeysAscend: hasPrimaryKeyField, blockCount: 0, groups: []))
+        tableBlocks.append([])
     }
 
     /// Adds an object to the current table. Objects come in ascending key
@@ -71,7 +75,7 @@ struct CheckpointEncoder {
     private mutating func finishBlock() {
         guard let first = blockFirst, !tables.isEmpty else { return }
         let checksum = block.withWrittenBytes { CRC32C.checksum($0) }
-        tables[tables.count - 1].blocks.append(CheckpointLayout.Block(
+        tableBlocks[tableBlocks.count - 1].append(CheckpointLayout.Block(
             offset: blocks.count, length: block.count, objects: blockCount,
             firstKey: first.key, firstPrimaryKey: first.primaryKey, checksum: checksum))
         block.withWrittenBytes { blocks.raw($0) }
@@ -84,11 +88,15 @@ struct CheckpointEncoder {
     consuming func finish(prefix: JournalPrefix) -> [UInt8] {
         finishBlock()
         while tables.count < schema.count { beginTable() }
+        var entries = BinaryWriter(capacity: tableBlocks.reduce(0) { $0 + $1.count } * CheckpointLayout.entrySize)
         var directory = BinaryWriter(capacity: 1024 + tables.count * 64)
         directory.varint(tables.count)
-        for table in tables { table.encode(into: &directory) }
+        for index in tables.indices {
+            tables[index].setBlocks(tableBlocks[index], entries: &entries)
+            tables[index].encode(into: &directory)
+        }
         let directoryBytes = directory.bytes
-        var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + blocks.count)
+        var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + entries.count + blocks.count)
         w.raw(CheckpointFile.magic)
         w.fixed16(CheckpointFile.formatVersion)
         withUnsafeBytes(of: prefix.fileID.uuid) { w.raw($0) }
@@ -99,7 +107,8 @@ struct CheckpointEncoder {
         w.fixed32(CRC32C.checksum(w.bytes))
         w.raw(directoryBytes)
         w.fixed32(CRC32C.checksum(directoryBytes))
-        w.raw(blocks.bytes)
+        entries.withWrittenBytes { w.raw($0) }
+        blocks.withWrittenBytes { w.raw($0) }
         return w.bytes
     }
 }

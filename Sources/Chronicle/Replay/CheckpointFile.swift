@@ -6,16 +6,21 @@ import Foundation
 /// journal's binary codec):
 ///
 /// ```
-/// header:    magic "CHRNCKPT" · format u16 (2) · journal file id (16 bytes)
+/// header:    magic "CHRNCKPT" · format u16 (3) · journal file id (16 bytes)
 ///            · version u64 · where the journal's record of `version` starts
 ///            u64 · the CRC32C that record's frame stores u32 (together: a
 ///            ``JournalPrefix``) · directory length u32 · CRC32C u32 of the header
 /// directory: type count; per type: its TypeSchema, next key, object count,
 ///            flags (1: objects carry their integer primary key; 2: those
-///            keys ascend), block count, and per block: offset (from the
-///            first block), length, object count, first key, first primary
-///            key (with flag 1), CRC32C u32 of the block
+///            keys ascend), block count, and per group of 64 blocks (the
+///            last may have fewer): its blocks' length in bytes, object
+///            count, first key, first primary key (with flag 1), CRC32C u32
+///            of its blocks' entries
 ///            · CRC32C u32 of the directory
+/// entries:   per block, the types' in directory order, 36 bytes: offset
+///            u64 (from the first block) · length u32 · object count u32 ·
+///            first key i64 · first primary key i64 (−1 without flag 1) ·
+///            CRC32C u32 of the block
 /// blocks:    per object: key · primary key (with flag 1; −1 when not a
 ///            non-negative integer) · length of its values · one value per
 ///            property. At most 256 objects or about 32 KB a block; the
@@ -27,14 +32,14 @@ import Foundation
 /// journal's record of that version is where the header says, with the
 /// checksum it says. The journal then need not check the records the
 /// checkpoint covers at open (``Journal/init(fileURL:durability:trusting:)``):
-/// reading history checks them. A block
-/// is checked when it is first read: at open for tables loaded whole, on
-/// first use for tables loaded lazily (``CheckpointTable``). Anything that
+/// reading history checks them. A group's entries and a block are checked
+/// when first read: at open for tables loaded whole, on first use for
+/// tables loaded lazily (``CheckpointTable``). Anything that
 /// fails at open is ignored (and the file rewritten later); a block that
 /// fails later makes its table rebuild from the journal.
 enum CheckpointFile {
     static let magic = Array("CHRNCKPT".utf8)
-    static let formatVersion: UInt16 = 2
+    static let formatVersion: UInt16 = 3
 
     /// Why a checkpoint file was not used.
     enum Rejection: Error, Equatable, CustomStringConvertible {
@@ -45,6 +50,14 @@ enum CheckpointFile {
         case beyondJournal(version: UInt64, journalVersion: UInt64)
         case fingerprint(version: UInt64)
         case invalidState(String)
+
+        /// The rejection of a header, directory or group of entries that failed.
+        init(_ failure: CheckpointLayout.Failure) {
+            switch failure {
+            case .checksum: self = .checksum
+            case .format(let why): self = .format(why)
+            }
+        }
 
         /// Whether the file could not be read at all (usually: there is none yet).
         var isMissingFile: Bool { if case .unreadable = self { true } else { false } }
@@ -133,7 +146,7 @@ enum CheckpointFile {
 
     /// The checkpoint file next to the journal at `journalURL`, or why it
     /// cannot be used. Maps the file and checks its header and directory:
-    /// O(types + blocks), whatever the size of the state.
+    /// O(types + blocks / 64), whatever the size of the state.
     static func candidate(for journalURL: URL) -> Result<Candidate, Rejection> {
         let file: MappedFile
         do throws(JournalError) {
@@ -148,10 +161,7 @@ enum CheckpointFile {
         do throws(CheckpointLayout.Failure) {
             return .success(Candidate(file: file, layout: try CheckpointLayout(parsing: file.bytes)))
         } catch {
-            switch error {
-            case .checksum: return .failure(.checksum)
-            case .format(let why): return .failure(.format(why))
-            }
+            return .failure(Rejection(error))
         }
     }
 
@@ -244,9 +254,15 @@ enum CheckpointFile {
     ///   ``Rejection/format(_:)`` or ``Rejection/invalidState(_:)``.
     static func restoreTable(_ table: Int, layout: CheckpointLayout.Table, file: MappedFile,
                              into state: inout StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws(Rejection) {
-        let verification = BlockVerification(layout.blocks, of: file)
+        let blocks: [CheckpointLayout.Block]
+        do throws(CheckpointLayout.Failure) {
+            blocks = try layout.checkedBlocks(in: file.bytes)
+        } catch {
+            throw Rejection(error)
+        }
+        let verification = BlockVerification(blocks, of: file)
         do throws(Rejection) {
-            try decodeTable(table, layout: layout, file: file.bytes, into: &state, links: &links)
+            try decodeTable(table, layout: layout, blocks: blocks, file: file.bytes, into: &state, links: &links)
         } catch {
             guard verification.wait() else { throw .checksum }
             throw error
@@ -255,12 +271,13 @@ enum CheckpointFile {
     }
 
     /// ``restoreTable(_:layout:file:into:links:)`` but for the checksums.
-    private static func decodeTable(_ table: Int, layout: CheckpointLayout.Table, file: UnsafeRawBufferPointer,
+    private static func decodeTable(_ table: Int, layout: CheckpointLayout.Table, blocks: [CheckpointLayout.Block],
+                                    file: UnsafeRawBufferPointer,
                                     into state: inout StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws(Rejection) {
         var restorer = TableRestorer(table: table, of: state, count: layout.count,
                                      primaryKeyField: layout.hasPrimaryKeyField, ascending: layout.primaryKeysAscend)
         do {
-            for block in layout.blocks {
+            for block in blocks {
                 let bytes = UnsafeRawBufferPointer(rebasing: file[block.offset..<(block.offset + block.length)])
                 var objects = CheckpointBlockReader(bytes, objects: block.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
                 var first = true

@@ -1,22 +1,37 @@
 import Foundation
 
 /// What a checkpoint file's header and directory say: everything but the
-/// objects, which stay in their blocks until read. Parsing it checks the
-/// header's and the directory's checksums and that the blocks tile the rest
-/// of the file in key order; it reads no block.
+/// objects and their blocks' entries, which stay in the file until read.
 ///
-/// - Complexity: O(types + blocks) to parse.
+/// The directory gives each table one summary per group of up to
+/// ``groupBlocks`` blocks (where the group's blocks start and end, how
+/// many objects they hold, its first keys, the checksum of its blocks'
+/// entries); the entries themselves, fixed-size, sit between the directory
+/// and the blocks. Parsing checks the header's and the directory's
+/// checksums and that the groups tile the blocks in key order; it reads no
+/// entry and no block. A group's entries are checked the first time one
+/// is needed (``checkedEntries(ofGroup:in:)``), as thoroughly as a parse
+/// of all of them would: so opening a store and reading one object reads
+/// one group and one block, whatever the size of the state.
+///
+/// - Complexity: O(types + groups) to parse; O(``groupBlocks``) to check a
+///   group's entries.
 struct CheckpointLayout: Sendable {
     /// magic · format · journal file id · version · record offset · record
     /// checksum · directory length · header checksum.
     static let headerSize = 8 + 2 + 16 + 8 + 8 + 4 + 4 + 4
     /// Where the directory length is in the header.
     static let directoryLengthOffset = headerSize - 8
+    /// The bytes of a block's entry: offset u64 · length u32 · objects u32
+    /// · first key i64 · first primary key i64 · checksum u32.
+    static let entrySize = 8 + 4 + 4 + 8 + 8 + 4
+    /// The blocks one group's checksum covers the entries of.
+    static let groupBlocks = 64
 
     /// One run of objects of one table, checked as a whole.
     struct Block: Sendable, Equatable {
         /// Where the block starts: in the encoder, from the start of the
-        /// blocks; once parsed, from the start of the file.
+        /// blocks; once read from a file, from the start of the file.
         var offset: Int
         var length: Int
         var objects: Int
@@ -28,7 +43,22 @@ struct CheckpointLayout: Sendable {
         var checksum: UInt32
     }
 
-    /// One table: its type, its counts and its blocks.
+    /// Up to ``groupBlocks`` consecutive blocks of a table, as the
+    /// directory sums them up.
+    struct Group: Sendable, Equatable {
+        /// Where its first block starts, from the start of the file (once parsed).
+        var offset: Int
+        /// The bytes of its blocks.
+        var length: Int
+        var objects: Int
+        /// Its first block's first keys.
+        var firstKey: Int64
+        var firstPrimaryKey: Int64
+        /// CRC32C of its blocks' entries.
+        var checksum: UInt32
+    }
+
+    /// One table: its type, its counts, its groups.
     struct Table: Sendable {
         var schema: TypeSchema
         var nextKey: Int64
@@ -39,21 +69,35 @@ struct CheckpointLayout: Sendable {
         /// Whether those primary keys are all non-negative and ascend with
         /// the object keys, so blocks can be searched by primary key.
         var primaryKeysAscend: Bool
-        var blocks: [Block]
+        var blockCount: Int
+        var groups: [Group]
+        /// Where the table's block entries start in the file (once parsed).
+        var entriesOffset = 0
+        /// Where the blocks of every table start in the file: the origin
+        /// of an entry's offset.
+        var blocksStart = 0
+
+        /// The bytes of the table's blocks.
+        var length: Int { groups.reduce(0) { $0 + $1.length } }
+
+        /// The blocks of group `group`.
+        func blocks(ofGroup group: Int) -> Range<Int> {
+            let start = group * CheckpointLayout.groupBlocks
+            return start..<min(blockCount, start + CheckpointLayout.groupBlocks)
+        }
 
         func encode(into w: inout BinaryWriter) {
             EventCodec.encode(schema, into: &w)
             w.signed(nextKey)
             w.varint(count)
             w.byte((hasPrimaryKeyField ? 1 : 0) | (primaryKeysAscend ? 2 : 0))
-            w.varint(blocks.count)
-            for block in blocks {
-                w.varint(block.offset)
-                w.varint(block.length)
-                w.varint(block.objects)
-                w.signed(block.firstKey)
-                if hasPrimaryKeyField { w.signed(block.firstPrimaryKey) }
-                w.fixed32(block.checksum)
+            w.varint(blockCount)
+            for group in groups {
+                w.varint(group.length)
+                w.varint(group.objects)
+                w.signed(group.firstKey)
+                if hasPrimaryKeyField { w.signed(group.firstPrimaryKey) }
+                w.fixed32(group.checksum)
             }
         }
     }
@@ -65,7 +109,7 @@ struct CheckpointLayout: Sendable {
     /// The version of the state.
     var version: UInt64 { prefix.version }
 
-    /// Why a header or directory cannot be used.
+    /// Why a header, directory or group of entries cannot be used.
     enum Failure: Error {
         case checksum
         case format(String)
@@ -87,50 +131,60 @@ struct CheckpointLayout: Sendable {
                                version: load(26, as: UInt64.self), recordOffset: Int(recordOffset),
                                recordChecksum: load(42, as: UInt32.self))
         let directoryLength = Int(load(Self.directoryLengthOffset, as: UInt32.self))
-        let blocksStart = Self.headerSize + directoryLength + 4
-        guard blocksStart <= bytes.count else { throw .format("the directory runs past the end") }
+        let entriesStart = Self.headerSize + directoryLength + 4
+        guard entriesStart <= bytes.count else { throw .format("the directory runs past the end") }
         let directory = UnsafeRawBufferPointer(rebasing: bytes[Self.headerSize..<(Self.headerSize + directoryLength)])
-        guard CRC32C.checksum(directory) == load(blocksStart - 4, as: UInt32.self) else { throw .checksum }
+        guard CRC32C.checksum(directory) == load(entriesStart - 4, as: UInt32.self) else { throw .checksum }
         do throws(BinaryReader.Malformed) {
             var r = BinaryReader(directory)
             let typeCount = try r.count(limit: r.remaining)
             var tables: [Table] = []
-            var next = blocksStart
+            var entries = entriesStart
             for _ in 0..<typeCount {
                 var table = Table(schema: try EventCodec.decodeSchema(&r), nextKey: try r.signed(), count: try r.count(limit: Int.max),
-                                  hasPrimaryKeyField: false, primaryKeysAscend: false, blocks: [])
+                                  hasPrimaryKeyField: false, primaryKeysAscend: false, blockCount: 0, groups: [])
                 let flags = try r.byte()
                 table.hasPrimaryKeyField = flags & 1 != 0
                 table.primaryKeysAscend = flags & 2 != 0
                 guard flags & ~3 == 0, table.hasPrimaryKeyField || !table.primaryKeysAscend else { throw r.fail("unknown table flags") }
-                // Each block takes at least seven bytes of the directory.
-                let blockCount = try r.count(limit: r.remaining / 7)
-                table.blocks.reserveCapacity(blockCount)
-                var objects = 0
-                for _ in 0..<blockCount {
-                    let offset = try r.count(limit: bytes.count)
+                table.blockCount = try r.count(limit: (bytes.count - entries) / Self.entrySize)
+                table.entriesOffset = entries
+                entries += table.blockCount * Self.entrySize
+                // Each group takes at least seven bytes of the directory.
+                let groupCount = (table.blockCount + Self.groupBlocks - 1) / Self.groupBlocks
+                guard groupCount <= r.remaining / 7 else { throw r.fail("more groups than the directory holds") }
+                table.groups.reserveCapacity(groupCount)
+                for group in 0..<groupCount {
                     let length = try r.count(limit: bytes.count)
-                    // Each object takes at least three bytes (key, length, a value's tag).
-                    let count = try r.count(limit: length / 3)
+                    let objects = try r.count(limit: length / 3)
                     let firstKey = try r.signed()
                     let firstPrimaryKey = table.hasPrimaryKeyField ? try r.signed() : -1
                     let checksum = try r.fixed32()
-                    guard blocksStart + offset == next, next + length <= bytes.count, count > 0 else {
-                        throw r.fail("a block out of place")
-                    }
-                    if let previous = table.blocks.last {
-                        guard firstKey > previous.firstKey else { throw r.fail("blocks out of key order") }
+                    // Each block holds an object, and each object takes at
+                    // least three bytes (key, length, a value's tag).
+                    guard objects >= table.blocks(ofGroup: group).count else { throw r.fail("a group with an empty block") }
+                    if let previous = table.groups.last {
+                        guard firstKey > previous.firstKey else { throw r.fail("groups out of key order") }
                         if table.primaryKeysAscend, firstPrimaryKey <= previous.firstPrimaryKey { throw r.fail("primary keys out of order") }
                     }
-                    table.blocks.append(Block(offset: next, length: length, objects: count, firstKey: firstKey,
+                    table.groups.append(Group(offset: 0, length: length, objects: objects, firstKey: firstKey,
                                               firstPrimaryKey: firstPrimaryKey, checksum: checksum))
-                    next += length
-                    objects += count
                 }
-                guard objects == table.count else { throw r.fail("\(objects) objects in blocks for a count of \(table.count)") }
+                let objects = table.groups.reduce(0) { $0 + $1.objects }
+                guard objects == table.count else { throw r.fail("\(objects) objects in groups for a count of \(table.count)") }
                 tables.append(table)
             }
             guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the directory") }
+            // The blocks follow the entries, table after table, to the end of the file.
+            var next = entries
+            for index in tables.indices {
+                tables[index].blocksStart = entries
+                for group in tables[index].groups.indices {
+                    guard tables[index].groups[group].length <= bytes.count - next else { throw r.fail("a group runs past the end") }
+                    tables[index].groups[group].offset = next
+                    next += tables[index].groups[group].length
+                }
+            }
             guard next == bytes.count else { throw r.fail("\(bytes.count - next) bytes after the last block") }
             self.tables = tables
         } catch {
@@ -145,11 +199,11 @@ struct CheckpointLayout: Sendable {
     }
 
     /// `bytes` with every checksum recomputed — the header's, the
-    /// directory's and, if the directory parses, each block's — so changed
-    /// bytes reach the decoder instead of failing a checksum (for tests and
-    /// the fuzzer: the decoder must withstand hostile files with valid
-    /// checksums). A directory that parses is written again as the encoder
-    /// writes it.
+    /// directory's and, if the directory parses, each block's and each
+    /// group's entries' — so changed bytes reach the decoder instead of
+    /// failing a checksum (for tests and the fuzzer: the decoder must
+    /// withstand hostile files with valid checksums). A directory that
+    /// parses is written again as the encoder writes it.
     static func resealed(_ bytes: [UInt8]) -> [UInt8] {
         guard bytes.count >= headerSize else { return bytes }
         var bytes = bytes
@@ -161,17 +215,21 @@ struct CheckpointLayout: Sendable {
         let directoryLength = bytes.withUnsafeBytes {
             Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: directoryLengthOffset, as: UInt32.self)))
         }
-        let blocksStart = headerSize + directoryLength + 4
-        guard blocksStart <= bytes.count else { return bytes }
-        seal(headerSize..<(headerSize + directoryLength), at: blocksStart - 4)
+        let entriesStart = headerSize + directoryLength + 4
+        guard entriesStart <= bytes.count else { return bytes }
+        seal(headerSize..<(headerSize + directoryLength), at: entriesStart - 4)
         guard var layout = bytes.withUnsafeBytes({ try? CheckpointLayout(parsing: $0) }) else { return bytes }
         var directory = BinaryWriter(capacity: directoryLength + 64)
         directory.varint(layout.tables.count)
         for index in layout.tables.indices {
-            for block in layout.tables[index].blocks.indices {
-                let entry = layout.tables[index].blocks[block]
-                layout.tables[index].blocks[block].checksum = CRC32C.checksum(Array(bytes[entry.offset..<(entry.offset + entry.length)]))
-                layout.tables[index].blocks[block].offset = entry.offset - blocksStart
+            let table = layout.tables[index]
+            for block in 0..<table.blockCount {
+                let entry = bytes.withUnsafeBytes { table.entry(block, in: $0) }
+                guard entry.offset >= 0, entry.length >= 0, entry.offset <= bytes.count - entry.length else { continue }
+                seal(entry.offset..<(entry.offset + entry.length), at: table.entriesOffset + block * entrySize + entrySize - 4)
+            }
+            for group in table.groups.indices {
+                layout.tables[index].groups[group].checksum = bytes.withUnsafeBytes { CRC32C.checksum(table.entryBytes(ofGroup: group, in: $0)) }
             }
             layout.tables[index].encode(into: &directory)
         }
@@ -179,6 +237,6 @@ struct CheckpointLayout: Sendable {
         var header = Array(bytes[..<directoryLengthOffset])
         withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { header.append(contentsOf: $0) }
         header += withUnsafeBytes(of: CRC32C.checksum(header).littleEndian) { Array($0) }
-        return header + encoded + withUnsafeBytes(of: CRC32C.checksum(encoded).littleEndian) { Array($0) } + bytes[blocksStart...]
+        return header + encoded + withUnsafeBytes(of: CRC32C.checksum(encoded).littleEndian) { Array($0) } + bytes[entriesStart...]
     }
 }

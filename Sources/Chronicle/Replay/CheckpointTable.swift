@@ -3,9 +3,10 @@ import Synchronization
 /// A table of a checkpoint file left in the mapped file at open: the
 /// ``DeferredTable`` behind a store opened lazily.
 ///
-/// Reading one object checks its block's checksum (once) and scans that
-/// block: the directory gives each block's first key, so finding it is a
-/// binary search. So is finding an object by primary key when the table's
+/// Reading one object checks its group's entries and its block's checksum
+/// (each once) and scans that block: the directory gives each group's
+/// first key and the entries each block's, so finding it is two binary
+/// searches. So is finding an object by primary key when the table's
 /// integer primary keys ascend with its object keys (ids counted up, the
 /// common case); other primary keys build the table first. A scan (a
 /// query's, an iteration's) decodes the blocks in order, as SQLite reads
@@ -30,7 +31,8 @@ import Synchronization
 /// return damaged data.
 ///
 /// - Complexity: ``record(forKey:)`` and ``key(forPrimaryKey:)``
-///   O(log blocks + block size) (a block's checksum the first time);
+///   O(log blocks + block size) (a group's entries and a block's checksum
+///   the first time);
 ///   ``forEachLeaf(from:_:)`` O(objects read); ``built()`` O(n) once.
 final class CheckpointTable: DeferredTable {
     private let table: Int
@@ -43,8 +45,8 @@ final class CheckpointTable: DeferredTable {
     /// value and building the table need.
     private let schema: StoreState
     private let recovery: CheckpointRecovery
-    /// One bit per block: its checksum held.
-    private let checked: Locked<[UInt64]>
+    /// One bit per group and per block: its entries, its checksum held.
+    private let checked: Locked<(groups: [UInt64], blocks: [UInt64])>
     private let builtTable = OnceReference<Built>()
     /// Held while building, so only one thread builds.
     private let building = Locked<Bool>(false)
@@ -78,7 +80,8 @@ final class CheckpointTable: DeferredTable {
         self.file = file
         self.schema = schema
         self.recovery = recovery
-        checked = Locked([UInt64](repeating: 0, count: (layout.blocks.count + 63) / 64))
+        checked = Locked(([UInt64](repeating: 0, count: (layout.groups.count + 63) / 64),
+                          [UInt64](repeating: 0, count: (layout.blockCount + 63) / 64)))
     }
 
     // Once built, the built table's: the two differ only for a crafted file
@@ -88,6 +91,9 @@ final class CheckpointTable: DeferredTable {
     /// Whether the table was built (for tests).
     var isBuilt: Bool { builtTable.load() != nil }
 
+    /// How many groups' entries were checked so far (for tests).
+    var checkedGroupCount: Int { checked.withLock { $0.groups.reduce(0) { $0 + $1.nonzeroBitCount } } }
+
     /// Whether reads may still decode from the file: not built, budget left.
     private var readsFromFile: Bool {
         builtTable.load() == nil && decoded.load(ordering: .relaxed) < 2 * layout.count
@@ -96,10 +102,9 @@ final class CheckpointTable: DeferredTable {
     func record(forKey key: Int64) -> ObjectRecord? {
         guard readsFromFile else { return builtBox().table.ownObjects[key] }
         decoded.add(1, ordering: .relaxed)
-        let block = layout.blocks.partitionPoint(where: { $0.firstKey > key }) - 1
-        guard block >= 0 else { return nil }
         do throws(Damage) {
-            guard let found = try find(in: block, where: { object in object.key >= key }), found.key == key else { return nil }
+            guard let block = try lastBlock(startingAtOrBelow: key, byPrimaryKey: false),
+                  let found = try find(in: block, where: { object in object.key >= key }), found.key == key else { return nil }
             return try decode(found.key, found.primaryKey, found.values)
         } catch {
             return builtBox().table.ownObjects[key]
@@ -110,10 +115,9 @@ final class CheckpointTable: DeferredTable {
         guard readsFromFile, layout.primaryKeysAscend else { return builtBox().table.ownPrimaryKeyIndex[value] }
         // Every primary key here is a non-negative integer (the flag says so).
         guard case .int(let integer) = value, integer >= 0 else { return nil }
-        let block = layout.blocks.partitionPoint(where: { $0.firstPrimaryKey > integer }) - 1
-        guard block >= 0 else { return nil }
         do throws(Damage) {
-            guard let found = try find(in: block, where: { object in object.primaryKey >= integer }),
+            guard let block = try lastBlock(startingAtOrBelow: integer, byPrimaryKey: true),
+                  let found = try find(in: block, where: { object in object.primaryKey >= integer }),
                   found.primaryKey == integer else { return nil }
             // Decoded to check it (a lookup is mostly followed by reading the object anyway).
             decoded.add(1, ordering: .relaxed)
@@ -144,9 +148,9 @@ final class CheckpointTable: DeferredTable {
             bits = 0
             return goOn
         }
-        var block = max(0, layout.blocks.partitionPoint(where: { $0.firstKey > start }) - 1)
         do throws(Damage) {
-            while block < layout.blocks.count {
+            var block = try lastBlock(startingAtOrBelow: start, byPrimaryKey: false) ?? 0
+            while block < layout.blockCount {
                 var objects = try objectsOfBlock(block)
                 while let object = try next(&objects) {
                     guard object.key >= start else { continue }
@@ -171,19 +175,20 @@ final class CheckpointTable: DeferredTable {
 
     func encodedBlock(from start: Int64) -> EncodedRun {
         guard readsFromFile else { return .unavailable }
-        var block = max(0, layout.blocks.partitionPoint(where: { $0.firstKey > start }) - 1)
         let base = file.bytes.baseAddress.unsafelyUnwrapped
         do throws(Damage) {
-            while block < layout.blocks.count {
+            var block = try lastBlock(startingAtOrBelow: start, byPrimaryKey: false) ?? 0
+            while block < layout.blockCount {
                 // Only the block's shape is checked here (its checksum, its
                 // keys); each value is checked when a read decodes it
                 // (``value(in:property:)``).
-                var objects = try objectsOfBlock(block)
+                let entry = try entry(block)
+                var objects = try objectsOfBlock(block, entry)
                 var kept: [EncodedBlock.Object] = []
-                kept.reserveCapacity(layout.blocks[block].objects)
+                kept.reserveCapacity(entry.objects)
                 var previous: Int64?
                 while let object = try next(&objects, primaryKeys: false) {
-                    let inOrder = if let previous { object.key > previous } else { object.key == layout.blocks[block].firstKey }
+                    let inOrder = if let previous { object.key > previous } else { object.key == entry.firstKey }
                     guard inOrder, object.key >= 0, object.key < layout.nextKey else { throw Damage() }
                     previous = object.key
                     guard object.key >= start else { continue }
@@ -193,7 +198,7 @@ final class CheckpointTable: DeferredTable {
                 block += 1
                 guard !kept.isEmpty else { continue }
                 decoded.add(kept.count, ordering: .relaxed)
-                return .objects(EncodedBlock(objects: kept, isLast: block == layout.blocks.count, table: self, file: file))
+                return .objects(EncodedBlock(objects: kept, isLast: block == layout.blockCount, table: self, file: file))
             }
             return .end
         } catch {
@@ -345,14 +350,45 @@ final class CheckpointTable: DeferredTable {
         return nil
     }
 
+    /// The last block whose first key (with `byPrimaryKey`, first primary
+    /// key) is at most `key`, or `nil` if none is: a binary search of the
+    /// groups, then of one group's entries.
+    private func lastBlock(startingAtOrBelow key: Int64, byPrimaryKey: Bool) throws(Damage) -> Int? {
+        let group = layout.groups.partitionPoint { (byPrimaryKey ? $0.firstPrimaryKey : $0.firstKey) > key } - 1
+        guard group >= 0 else { return nil }
+        try checkEntries(ofGroup: group)
+        // The group's first block starts at the group's first keys: at most `key`.
+        let bytes = file.bytes
+        return layout.blocks(ofGroup: group).partitionPoint { block in
+            let entry = layout.entry(block, in: bytes)
+            return (byPrimaryKey ? entry.firstPrimaryKey : entry.firstKey) > key
+        } - 1
+    }
+
+    /// Block `block`'s entry, its group's entries checked (once per group).
+    private func entry(_ block: Int) throws(Damage) -> CheckpointLayout.Block {
+        try checkEntries(ofGroup: block / CheckpointLayout.groupBlocks)
+        return layout.entry(block, in: file.bytes)
+    }
+
+    private func checkEntries(ofGroup group: Int) throws(Damage) {
+        let word = group / 64, bit = UInt64(1) << UInt64(group % 64)
+        if checked.withLock({ $0.groups[word] & bit }) != 0 { return }
+        do { try layout.checkEntries(ofGroup: group, in: file.bytes) } catch { throw Damage() }
+        checked.withLock { $0.groups[word] |= bit }
+    }
+
     /// A reader of `block`'s objects, its checksum checked (once per block).
     private func objectsOfBlock(_ block: Int) throws(Damage) -> CheckpointBlockReader {
-        let entry = layout.blocks[block]
+        try objectsOfBlock(block, try entry(block))
+    }
+
+    private func objectsOfBlock(_ block: Int, _ entry: CheckpointLayout.Block) throws(Damage) -> CheckpointBlockReader {
         let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[entry.offset..<(entry.offset + entry.length)])
         let word = block / 64, bit = UInt64(1) << UInt64(block % 64)
-        if checked.withLock({ $0[word] & bit }) == 0 {
+        if checked.withLock({ $0.blocks[word] & bit }) == 0 {
             guard CRC32C.checksum(bytes) == entry.checksum else { throw Damage() }
-            checked.withLock { $0[word] |= bit }
+            checked.withLock { $0.blocks[word] |= bit }
         }
         return CheckpointBlockReader(bytes, objects: entry.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
     }
