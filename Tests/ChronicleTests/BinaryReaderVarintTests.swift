@@ -2,10 +2,9 @@ import Testing
 @testable import Chronicle
 
 /// `BinaryReader.varint()` at every length, near the end of the input and
-/// far from it. (Two faster readings were measured — unchecked bytes while
-/// ten remain, one word while eight remain — and cost as many instructions
-/// or more for the one- to three-byte varints of a checkpoint; these cases
-/// are the ones such a reading must agree on.)
+/// far from it: a varint of two bytes or more is read unchecked while ten
+/// bytes remain, checked a byte at a time near the end, and the two
+/// readings must agree.
 @Suite("BinaryReader: varints")
 struct BinaryReaderVarintTests {
     static func read(_ bytes: [UInt8]) -> Result<(UInt64, Int), BinaryReader.Malformed> {

@@ -41,7 +41,7 @@ struct EncodedIterationTests {
             switch scan.next() {
             case .object(let key, let block):
                 keys.append(key.rawValue)
-                blocks.append(block)
+                blocks.append(block.takeUnretainedValue())
             case .end:
                 return (keys, blocks, nil)
             case .unavailable(let resume):

@@ -3,7 +3,9 @@
 /// still in the checkpoint file makes a handle per object without decoding
 /// it (see ``EncodedBlock``).
 ///
-/// Each step yields an object's key and the block that holds it; when the
+/// Each step yields an object's key and the block that holds it, unretained:
+/// the scan keeps the block until its next step (a retain and a release an
+/// object saved, about 40 instructions, callgrind, W6). When the
 /// table says its objects should come from the built table instead (it
 /// was built, its read budget is spent, or a block is damaged), the scan
 /// stops and says where the caller's own scan should resume, so no object
@@ -13,7 +15,8 @@
 ///   every block's worth of steps.
 struct EncodedScan {
     enum Step {
-        case object(ObjectKey, EncodedBlock)
+        /// The block stays valid until the scan's next step.
+        case object(ObjectKey, Unmanaged<EncodedBlock>)
         case end
         /// Read on from the built table, from this key.
         case unavailable(resume: ObjectKey)
@@ -34,7 +37,7 @@ struct EncodedScan {
             let key = block.objects[position].key
             position += 1
             resume = key + 1
-            return .object(ObjectKey(key), block)
+            return .object(ObjectKey(key), Unmanaged.passUnretained(block))
         }
         if let block, block.isLast { return .end }
         switch table.encodedBlock(from: resume) {

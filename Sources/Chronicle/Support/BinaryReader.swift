@@ -58,6 +58,30 @@ struct BinaryReader {
 
     @inline(never)
     private mutating func longVarint() throws(Malformed) -> UInt64 {
+        // With ten bytes left, no bounds check a byte: a loop of constant
+        // length, unrolled (about 20 instructions for a three-byte varint,
+        // against 55).
+        if buffer.count - offset >= 10, let base = buffer.baseAddress {
+            let start = base + offset
+            var result: UInt64 = 0
+            for index in 0..<9 {
+                let next = start.load(fromByteOffset: index, as: UInt8.self)
+                result |= UInt64(next & 0x7F) << UInt64(7 * index)
+                if next < 0x80 {
+                    offset += index + 1
+                    return result
+                }
+            }
+            let last = start.load(fromByteOffset: 9, as: UInt8.self)
+            offset += 10
+            if last > 1 { throw fail("varint overflows 64 bits") }
+            return result | UInt64(last) << 63
+        }
+        return try shortVarint()
+    }
+
+    /// ``longVarint()`` near the end of the buffer.
+    private mutating func shortVarint() throws(Malformed) -> UInt64 {
         var result: UInt64 = 0
         var shift: UInt64 = 0
         while offset < buffer.count {
