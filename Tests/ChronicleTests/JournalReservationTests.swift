@@ -33,6 +33,28 @@ struct JournalReservationTests {
         #expect(reopened.discardedTailBytes == 0 && reopened.lastVersion == 4)
     }
 
+    /// A commit larger than the space left is written first, then a
+    /// megabyte of zeros after it: the file ends a reservation past the
+    /// record, and the next appends fit in it.
+    @Test func aCommitLargerThanTheReservationIsFollowedByAFreshReservation() throws {
+        let url = try JournalFixtures.journalURL()
+        let journal = try Journal(fileURL: url, durability: .full)
+        try journal.append(JournalFixtures.commit(1))
+        let large = JournalFixtures.commit(2, payload: JournalCore.reservation + JournalCore.reservation / 2)
+        try journal.append(large)
+        let end = try journal.core.readRange(from: 1).end
+        let reservedSize = try Self.fileSize(url)
+        #expect(end > JournalCore.reservation + JournalCore.reservation / 2)
+        #expect(reservedSize == end + JournalCore.reservation)
+        try journal.append(JournalFixtures.commit(3))
+        #expect(try Self.fileSize(url) == reservedSize)
+        let reader = try Journal(contentsOf: url)
+        #expect(try JournalFixtures.readAll(reader) == [JournalFixtures.commit(1), large, JournalFixtures.commit(3)])
+        try journal.close()
+        let reopened = try Journal(fileURL: url, durability: .full)
+        #expect(reopened.discardedTailBytes == 0 && reopened.lastVersion == 3)
+    }
+
     @Test func aJournalThatDoesNotSyncReservesNothing() throws {
         let url = try JournalFixtures.journalURL()
         let journal = try Journal(fileURL: url, durability: .none)

@@ -79,8 +79,8 @@ final class JournalCore: Sendable {
             do throws(JournalError) {
                 if let hook = state.faults?.beforeWrite { try hook(version) }
                 let end = state.end
-                if state.reserves, end + record.count > state.reservedEnd { reserve(&state, for: record.count) }
                 try record.withBytes { raw throws(JournalError) in try storage.write(raw, at: end) }
+                if state.reserves, end + record.count > state.reservedEnd { reserve(&state, after: end + record.count) }
             } catch {
                 state.failure = error
                 groupCommit.fail(error)
@@ -93,7 +93,8 @@ final class JournalCore: Sendable {
         }
     }
 
-    /// Zero-fills the next megabyte ahead of the data, durably.
+    /// Zero-fills the megabyte after `dataEnd`, the end of a record just
+    /// written past the reserved space, and syncs the file with it.
     ///
     /// Appending grows the file, and then each `fdatasync` must also commit
     /// the new size (a file-system journal commit): measured on this
@@ -104,12 +105,17 @@ final class JournalCore: Sendable {
     /// Readers never see the zeros: they stop at ``State/end``, and a scan
     /// treats zeros after the last record as a torn tail (opening for
     /// writing cuts them; closing does too). A reservation that fails is not
-    /// an error — the append goes ahead at the end of the file, which
-    /// reports a full disk if there is one — and reserving stops.
-    private func reserve(_ state: inout State, for count: Int) {
-        let target = state.end + count + Self.reservation
+    /// an error — the record is written; its own sync reports a full disk
+    /// if there is one — and reserving stops.
+    ///
+    /// The record goes first and the zeros after it, so one sync covers
+    /// both: zero-filling the record's space too, then syncing before
+    /// writing it, was a second sync and as many zeros as the record for a
+    /// large commit (11 of W1's 176 ms: inserting 100k players in one write).
+    private func reserve(_ state: inout State, after dataEnd: Int) {
+        let target = dataEnd + Self.reservation
         do throws(JournalError) {
-            try storage.reserve(from: state.reservedEnd, to: target)
+            try storage.reserve(from: max(state.reservedEnd, dataEnd), to: target)
             state.reservedEnd = target
         } catch {
             state.reserves = false
