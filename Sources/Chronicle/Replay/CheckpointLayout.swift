@@ -44,19 +44,10 @@ struct CheckpointLayout: Sendable {
     }
 
     /// Up to ``groupBlocks`` consecutive blocks of a table, as the
-    /// directory sums them up.
-    struct Group: Sendable, Equatable {
-        /// Where its first block starts, from the start of the file (once parsed).
-        var offset: Int
-        /// The bytes of its blocks.
-        var length: Int
-        var objects: Int
-        /// Its first block's first keys.
-        var firstKey: Int64
-        var firstPrimaryKey: Int64
-        /// CRC32C of its blocks' entries.
-        var checksum: UInt32
-    }
+    /// directory sums them up: a block's fields for the run they make
+    /// (where the first starts, their bytes and objects, the first keys),
+    /// but the checksum is of their entries.
+    typealias Group = Block
 
     /// One table: its type, its counts, its groups.
     struct Table: Sendable {
