@@ -77,7 +77,7 @@ extension CheckpointLayout.Table {
     mutating func setBlocks(_ blocks: [CheckpointLayout.Block], entries: inout BinaryWriter) {
         blockCount = blocks.count
         groups = []
-        for group in 0..<((blocks.count + CheckpointLayout.groupBlocks - 1) / CheckpointLayout.groupBlocks) {
+        for group in 0..<CheckpointLayout.groupCount(forBlocks: blocks.count) {
             let members = blocks[self.blocks(ofGroup: group)]
             var bytes = BinaryWriter(capacity: members.count * CheckpointLayout.entrySize)
             for block in members {

@@ -28,6 +28,9 @@ struct CheckpointLayout: Sendable {
     /// The blocks one group's checksum covers the entries of.
     static let groupBlocks = 64
 
+    /// How many groups `blocks` blocks make.
+    static func groupCount(forBlocks blocks: Int) -> Int { (blocks + groupBlocks - 1) / groupBlocks }
+
     /// One run of objects of one table, checked as a whole.
     struct Block: Sendable, Equatable {
         /// Where the block starts: in the encoder, from the start of the
@@ -67,9 +70,6 @@ struct CheckpointLayout: Sendable {
         /// Where the blocks of every table start in the file: the origin
         /// of an entry's offset.
         var blocksStart = 0
-
-        /// The bytes of the table's blocks.
-        var length: Int { groups.reduce(0) { $0 + $1.length } }
 
         /// The blocks of group `group`.
         func blocks(ofGroup group: Int) -> Range<Int> {
@@ -142,7 +142,7 @@ struct CheckpointLayout: Sendable {
                 table.entriesOffset = entries
                 entries += table.blockCount * Self.entrySize
                 // Each group takes at least seven bytes of the directory.
-                let groupCount = (table.blockCount + Self.groupBlocks - 1) / Self.groupBlocks
+                let groupCount = Self.groupCount(forBlocks: table.blockCount)
                 guard groupCount <= r.remaining / 7 else { throw r.fail("more groups than the directory holds") }
                 table.groups.reserveCapacity(groupCount)
                 for group in 0..<groupCount {
