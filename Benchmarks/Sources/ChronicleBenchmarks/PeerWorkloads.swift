@@ -94,6 +94,22 @@ enum PeerWorkloads {
         func total(_ name: String) -> Double { figures.first { $0.name.hasPrefix(name) && $0.name.hasSuffix("commits") }!.median }
         let speedup = total("W2 durable, 1 writer") / total("W2 durable, 8 writers")
         figures[2].note = String(format: "%@ 8 writers: %.2f× own 1-writer throughput", side == .chronicle ? "Chronicle" : "GRDB", speedup)
+        if side == .chronicle {
+            // The same commits with nothing but appends and group commit:
+            // how much 8 writers can gain on this machine at all.
+            for writers in [1, 8] {
+                var totals: [Duration] = []
+                for run in 0..<(options.warmups + options.slowRuns) {
+                    let directory = try freshDirectory(in: root, "bare")
+                    let elapsed = try BareGroupCommit.run(directory, commits: commits, writers: writers)
+                    if run >= options.warmups { totals.append(elapsed) }
+                    try? FileManager.default.removeItem(at: directory)
+                }
+                figures.append(.times("W2 bare group commit, \(writers) writer\(writers > 1 ? "s" : ""): \(commits) commits", totals))
+            }
+            let bare = total("W2 bare group commit, 1 writer") / total("W2 bare group commit, 8 writers")
+            figures[figures.count - 1].note = String(format: "bare 8 writers: %.2f× own 1-writer throughput", bare)
+        }
         let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
         figures.append(.bytes("W2 on disk after (10k players + commits)", ProcessInfoReader.diskSize(lastDirectory, prefix: prefix)))
         return figures
