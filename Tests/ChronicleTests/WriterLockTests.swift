@@ -84,6 +84,49 @@ struct WriterLockTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aWaiterGetsTheLockFromAWriterThatRetakesItAtOnce() async {
+        let lock = WriterLock()
+        let waiterHasIt = Atomic<Bool>(false)
+        let gaveUp = Atomic<Bool>(false)
+        lockBlocking(lock)
+        let done = DispatchGroup()
+        done.enter()
+        Thread {
+            // Releases and retakes the lock in a tight loop, running when it
+            // retakes: the waiter must still get in (woken at each release,
+            // handed the lock once it has lost too often). Bounded in time,
+            // not in turns: a busy machine may not run the waiting task for
+            // a long while.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !waiterHasIt.load(ordering: .acquiring) {
+                if ContinuousClock.now > deadline {
+                    gaveUp.store(true, ordering: .relaxed)
+                    break
+                }
+                lock.unlock()
+                lockBlocking(lock)
+            }
+            lock.unlock()
+            done.leave()
+        }.start()
+        // A thread, not a task: the cooperative pool of a busy test run
+        // may not run a task for tens of seconds, while the loop above
+        // burns a core.
+        done.enter()
+        Thread {
+            lockBlocking(lock)
+            waiterHasIt.store(true, ordering: .releasing)
+            lock.unlock()
+            done.leave()
+        }.start()
+        await withCheckedContinuation { continuation in
+            done.notify(queue: .global()) { continuation.resume() }
+        }
+        let waitedTooLong = gaveUp.load(ordering: .relaxed)
+        #expect(!waitedTooLong)
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func aSuspendedWriterIsWokenByARelease() async throws {
         let lock = WriterLock()
         lockBlocking(lock)
@@ -102,4 +145,65 @@ struct WriterLockTests {
 /// The blocking `lock()`, which an `async` context would not pick.
 private func lockBlocking(_ lock: WriterLock) {
     lock.lock()
+}
+
+/// The release policy on its own: who is woken, and when the lock is
+/// handed over rather than released.
+@Suite("Writer lock: release policy")
+struct WriterLockPolicyTests {
+    private func blocking() -> WriterLock.Wake { .blocking(DispatchSemaphore(value: 0)) }
+
+    @Test func aReleaseWakesTheOldestWaiterAndFreesTheLock() throws {
+        var state = WriterLock.State()
+        let first = state.tryAcquire(), second = state.tryAcquire()
+        #expect(first && !second)
+        let owedA = state.queue(blocking(), losses: 0), owedB = state.queue(blocking(), losses: 0)
+        #expect(!owedA && !owedB)
+        let released = state.release()
+        let woken = try #require(released)
+        #expect(!woken.isOwed)
+        #expect(!state.held, "woken, not handed the lock: a running writer may take it")
+        #expect(state.waiterCount == 1)
+        let retaken = state.tryAcquire()
+        #expect(retaken)
+        let last = state.release()
+        #expect(last?.isOwed == false)
+        let none = state.release()
+        #expect(none == nil)
+        #expect(!state.held)
+    }
+
+    @Test func aWaiterThatLostKeepsItsPlace() throws {
+        var state = WriterLock.State()
+        _ = state.tryAcquire()
+        _ = state.queue(blocking(), losses: 0)
+        _ = state.queue(blocking(), losses: 0)
+        let wokenFirst = state.release()
+        #expect(wokenFirst != nil)
+        // A running writer took the lock first; the woken one queues again.
+        let barged = state.tryAcquire()
+        #expect(barged)
+        let marker = DispatchSemaphore(value: 0)
+        _ = state.queue(.blocking(marker), losses: 1)
+        let released = state.release()
+        let next = try #require(released)
+        guard case .blocking(let semaphore) = next.wake else {
+            Issue.record("expected a blocking waiter")
+            return
+        }
+        #expect(semaphore === marker, "the waiter that lost is woken before the one behind it")
+    }
+
+    @Test func aWaiterThatLostTooOftenIsHandedTheLock() throws {
+        var state = WriterLock.State()
+        _ = state.tryAcquire()
+        let owed = state.queue(blocking(), losses: WriterLock.State.lossesBeforeHandOver)
+        #expect(owed)
+        let released = state.release()
+        let waiter = try #require(released)
+        #expect(waiter.isOwed)
+        #expect(state.held, "handed over: no running writer can take it first")
+        let taken = state.tryAcquire()
+        #expect(!taken)
+    }
 }

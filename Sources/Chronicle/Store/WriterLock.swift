@@ -12,26 +12,42 @@ import Synchronization
 /// loses, waits again at the front of the queue. Handing the lock over
 /// left it held by a thread that was not running yet, so with many
 /// writers every commit also waited for a thread to be scheduled (a lock
-/// convoy): eight threads committing without syncing took about 16 µs a
-/// commit against 6 µs for one (the benchmark's W2b, 2026-11-23), and
-/// durable commits had fewer to share each sync with.
+/// convoy): 10k commits from eight threads that do not sync took a median
+/// of 220 ms with hand-over and 165 ms without (the benchmark's W2b,
+/// alternating runs, 2026-11-23).
 ///
-/// Waiters are not starved by one another — the oldest is always the one
-/// woken, and a waiter that loses keeps its place — but a caller that
-/// arrives just as the lock is released can go ahead of them.
+/// No waiter starves: the oldest is always the one woken, a waiter that
+/// loses keeps its place, and one that has lost
+/// ``State/lossesBeforeHandOver`` times is handed the lock at the next
+/// release, as before.
 final class WriterLock: Sendable {
-    private enum Waiter {
+    /// How a waiter is woken.
+    enum Wake {
         case blocking(DispatchSemaphore)
-        /// Resumed with `false` when woken: it tries again.
+        /// Resumed with whether the lock was handed over (`false`: woken
+        /// only, it tries again).
         case suspended(CheckedContinuation<Bool, Never>)
+    }
+
+    struct Waiter {
+        let wake: Wake
+        /// Whether a release hands this waiter the lock instead of only
+        /// waking it.
+        let isOwed: Bool
     }
 
     /// Whether a writer holds the lock, and who waits, oldest first
     /// (`waiters[head...]`: the array is cleared once drained, not shifted).
-    private struct State {
-        var held = false
-        var waiters: [Waiter] = []
-        var head = 0
+    struct State {
+        /// How many times a waiter may be woken and lose the lock to a
+        /// running writer before a release hands it the lock.
+        static let lossesBeforeHandOver = 2
+
+        private(set) var held = false
+        private var waiters: [Waiter] = []
+        private var head = 0
+
+        var waiterCount: Int { waiters.count - head }
 
         /// Takes the lock if it is free.
         mutating func tryAcquire() -> Bool {
@@ -40,10 +56,12 @@ final class WriterLock: Sendable {
             return true
         }
 
-        /// Queues `waiter`: last, or first for one that was woken and lost
-        /// the lock to a running writer (it keeps its place).
-        mutating func queue(_ waiter: Waiter, front: Bool) {
-            if !front {
+        /// Queues a waiter that was woken and lost `losses` times before:
+        /// last if none, otherwise first (it keeps its place). Returns
+        /// whether a release will hand it the lock.
+        mutating func queue(_ wake: Wake, losses: Int) -> Bool {
+            let waiter = Waiter(wake: wake, isOwed: losses >= Self.lossesBeforeHandOver)
+            if losses == 0 {
                 waiters.append(waiter)
             } else if head > 0 {
                 head -= 1
@@ -51,62 +69,67 @@ final class WriterLock: Sendable {
             } else {
                 waiters.insert(waiter, at: 0)
             }
+            return waiter.isOwed
+        }
+
+        /// Releases the lock: returns the waiter to wake, if any, which
+        /// holds the lock already if it is owed.
+        mutating func release() -> Waiter? {
+            guard head < waiters.count else {
+                held = false
+                waiters.removeAll(keepingCapacity: true)
+                head = 0
+                return nil
+            }
+            let waiter = waiters[head]
+            head += 1
+            if !waiter.isOwed { held = false }
+            return waiter
         }
     }
 
     private let state = Locked<State>(State())
 
     func lock() {
-        var woken = false
+        var losses = 0
         while true {
-            let semaphore: DispatchSemaphore? = state.withLock { state in
-                if state.tryAcquire() { return nil }
+            let (semaphore, owed): (DispatchSemaphore?, Bool) = state.withLock { state in
+                if state.tryAcquire() { return (nil, false) }
                 let semaphore = DispatchSemaphore(value: 0)
-                state.queue(.blocking(semaphore), front: woken)
-                return semaphore
+                return (semaphore, state.queue(.blocking(semaphore), losses: losses))
             }
             guard let semaphore else { return }
             semaphore.wait()
-            woken = true
+            if owed { return }
+            losses += 1
         }
     }
 
     func lock() async {
-        var woken = false
+        var losses = 0
         while true {
             if state.withLock({ $0.tryAcquire() }) { return }
-            let front = woken
-            let tookLock = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let queuedLosses = losses
+            let acquired = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 // Tried again under the lock: a release since the try above
                 // would otherwise wake nobody.
                 let acquired = state.withLock { state in
                     if state.tryAcquire() { return true }
-                    state.queue(.suspended(continuation), front: front)
+                    _ = state.queue(.suspended(continuation), losses: queuedLosses)
                     return false
                 }
                 if acquired { continuation.resume(returning: true) }
             }
-            if tookLock { return }
-            woken = true
+            if acquired { return }
+            losses += 1
         }
     }
 
     func unlock() {
-        let next: Waiter? = state.withLock { state in
-            state.held = false
-            guard state.head < state.waiters.count else {
-                state.waiters.removeAll(keepingCapacity: true)
-                state.head = 0
-                return nil
-            }
-            let waiter = state.waiters[state.head]
-            state.head += 1
-            return waiter
-        }
-        switch next {
+        guard let waiter = state.withLock({ $0.release() }) else { return }
+        switch waiter.wake {
         case .blocking(let semaphore): semaphore.signal()
-        case .suspended(let continuation): continuation.resume(returning: false)
-        case nil: break
+        case .suspended(let continuation): continuation.resume(returning: waiter.isOwed)
         }
     }
 }
@@ -114,6 +137,6 @@ final class WriterLock: Sendable {
 extension WriterLock {
     /// How many callers wait for the lock (for tests).
     var waiterCount: Int {
-        state.withLock { $0.waiters.count - $0.head }
+        state.withLock { $0.waiterCount }
     }
 }
