@@ -94,7 +94,7 @@ struct WriterLockTests {
         Thread {
             // Releases and retakes the lock in a tight loop, running when it
             // retakes: the waiter must still get in (woken at each release,
-            // handed the lock once it has lost too often). Bounded in time,
+            // handed the lock once it has waited long enough). Bounded in time,
             // not in turns: a busy machine may not run the waiting task for
             // a long while.
             let deadline = ContinuousClock.now + .seconds(30)
@@ -157,7 +157,7 @@ struct WriterLockPolicyTests {
         var state = WriterLock.State()
         let first = state.tryAcquire(), second = state.tryAcquire()
         #expect(first && !second)
-        let owedA = state.queue(blocking(), losses: 0), owedB = state.queue(blocking(), losses: 0)
+        let owedA = state.queue(blocking(), since: nil, now: .now), owedB = state.queue(blocking(), since: nil, now: .now)
         #expect(!owedA && !owedB)
         let released = state.release()
         let woken = try #require(released)
@@ -176,15 +176,17 @@ struct WriterLockPolicyTests {
     @Test func aWaiterThatLostKeepsItsPlace() throws {
         var state = WriterLock.State()
         _ = state.tryAcquire()
-        _ = state.queue(blocking(), losses: 0)
-        _ = state.queue(blocking(), losses: 0)
+        _ = state.queue(blocking(), since: nil, now: .now)
+        _ = state.queue(blocking(), since: nil, now: .now)
         let wokenFirst = state.release()
         #expect(wokenFirst != nil)
         // A running writer took the lock first; the woken one queues again.
         let barged = state.tryAcquire()
         #expect(barged)
         let marker = DispatchSemaphore(value: 0)
-        _ = state.queue(.blocking(marker), losses: 1)
+        let now = ContinuousClock.now
+        let owed = state.queue(.blocking(marker), since: now, now: now)
+        #expect(!owed, "it has not waited long enough to be handed the lock")
         let released = state.release()
         let next = try #require(released)
         guard case .blocking(let semaphore) = next.wake else {
@@ -194,10 +196,11 @@ struct WriterLockPolicyTests {
         #expect(semaphore === marker, "the waiter that lost is woken before the one behind it")
     }
 
-    @Test func aWaiterThatLostTooOftenIsHandedTheLock() throws {
+    @Test func aWaiterThatWaitedTooLongIsHandedTheLock() throws {
         var state = WriterLock.State()
         _ = state.tryAcquire()
-        let owed = state.queue(blocking(), losses: WriterLock.State.lossesBeforeHandOver)
+        let now = ContinuousClock.now
+        let owed = state.queue(blocking(), since: now - WriterLock.State.handOverAfter, now: now)
         #expect(owed)
         let released = state.release()
         let waiter = try #require(released)
