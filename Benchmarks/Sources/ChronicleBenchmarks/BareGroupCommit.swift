@@ -5,7 +5,7 @@ import Darwin
 #endif
 import Foundation
 
-/// The floor under W2's durable rows: appends to a file and group commit,
+/// The reference for W2's durable rows: appends to a file and group commit,
 /// and nothing else — no store, no events, no encoding. Each commit takes a
 /// lock, appends a record with `pwrite`, releases the lock, and waits until
 /// a sync covers it; one waiter at a time leads, calling `fdatasync` for
@@ -35,7 +35,10 @@ enum BareGroupCommit {
         }
     }
 
-    /// The file and the group-commit state; every `var` is guarded by `condition`.
+    /// The file and the group-commit state.
+    ///
+    /// `@unchecked Sendable`: `end` is only touched while `writer` is held,
+    /// and `written`, `synced` and `syncing` while `condition` is.
     private final class Log: @unchecked Sendable {
         let fd: Int32
         let record: [UInt8]

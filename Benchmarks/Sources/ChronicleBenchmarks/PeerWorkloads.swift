@@ -96,7 +96,8 @@ enum PeerWorkloads {
         figures[2].note = String(format: "%@ 8 writers: %.2f× own 1-writer throughput", side == .chronicle ? "Chronicle" : "GRDB", speedup)
         if side == .chronicle {
             // The same commits with nothing but appends and group commit:
-            // how much 8 writers can gain on this machine at all.
+            // what 8 writers gain over 1 on this machine when every commit
+            // waits for a group sync.
             for writers in [1, 8] {
                 var totals: [Duration] = []
                 for run in 0..<(options.warmups + options.slowRuns) {
