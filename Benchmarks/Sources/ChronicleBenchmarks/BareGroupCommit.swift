@@ -25,8 +25,8 @@ enum BareGroupCommit {
         // Space reserved ahead, as Chronicle's journal does: a sync then
         // commits no change of the file's size.
         let reserved = [UInt8](repeating: 0, count: commits * recordSize + (1 << 20))
-        _ = reserved.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        fdatasync(fd)
+        let reservedBytes = reserved.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        precondition(reservedBytes == reserved.count && fdatasync(fd) == 0, "bare group commit: reserving space failed (errno \(errno))")
         let log = Log(fd: fd, recordSize: recordSize)
         return ContinuousClock().measure {
             runThreads(writers) { writer in
@@ -56,7 +56,8 @@ enum BareGroupCommit {
 
         func commit() {
             writer.lock()
-            _ = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(end)) }
+            let appended = record.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(end)) }
+            precondition(appended == record.count, "bare group commit: pwrite failed (errno \(errno))")
             end += record.count
             condition.lock()
             written += 1
@@ -73,7 +74,8 @@ enum BareGroupCommit {
                 syncing = true
                 let target = written
                 condition.unlock()
-                fdatasync(fd)
+                let status = fdatasync(fd)
+                precondition(status == 0, "bare group commit: fdatasync failed (errno \(errno))")
                 condition.lock()
                 syncing = false
                 synced = max(synced, target)

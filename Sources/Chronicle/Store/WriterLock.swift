@@ -97,19 +97,23 @@ final class WriterLock: Sendable {
     private let state = Locked<State>(State())
 
     func lock() {
-        // When this caller first queued; `nil` until it has.
-        var since: ContinuousClock.Instant?
+        if state.withLock({ $0.tryAcquire() }) { return }
+        // One semaphore for every turn in the queue: each wait consumes the
+        // one signal that woke it.
+        let semaphore = DispatchSemaphore(value: 0)
+        // When this caller first queued.
+        let since = ContinuousClock.now
+        var queuedBefore = false
         while true {
-            let queuedSince = since
-            let (semaphore, owed): (DispatchSemaphore?, Bool) = state.withLock { state in
-                if state.tryAcquire() { return (nil, false) }
-                let semaphore = DispatchSemaphore(value: 0)
-                return (semaphore, state.queue(.blocking(semaphore), since: queuedSince, now: .now))
+            let queuedSince = queuedBefore ? since : nil
+            let queued: Bool? = state.withLock { state in
+                if state.tryAcquire() { return nil }
+                return state.queue(.blocking(semaphore), since: queuedSince, now: .now)
             }
-            guard let semaphore else { return }
-            if since == nil { since = .now }
+            guard let owed = queued else { return }
             semaphore.wait()
             if owed { return }
+            queuedBefore = true
         }
     }
 
