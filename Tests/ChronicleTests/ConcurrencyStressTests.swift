@@ -145,4 +145,31 @@ struct ConcurrencyStressTests {
         }
         #expect(gizmo.name.hasSuffix("-199"))
     }
+
+    /// `add` moves an instance from its own values to the store's while
+    /// other tasks read it: each read sees one or the other, never a torn
+    /// location (the location is kept under the values' mutex).
+    @Test(.timeLimit(.minutes(1)))
+    func anUnmanagedObjectIsAddedWhileTasksReadIt() async throws {
+        let store = try scratchStore()
+        for round in 0..<20 {
+            let gizmo = Gizmo()
+            gizmo.id = round
+            gizmo.name = "gizmo \(round)"
+            let readers = (0..<4).map { _ in
+                Task { () -> Bool in
+                    var allMatched = true
+                    for _ in 0..<200 {
+                        allMatched = allMatched && gizmo.name == "gizmo \(round)" && gizmo.id == round
+                        _ = gizmo.isManaged
+                    }
+                    return allMatched
+                }
+            }
+            try store.write { store.add(gizmo) }
+            for reader in readers { #expect(await reader.value) }
+            #expect(gizmo.isManaged)
+            #expect(store.object(ofType: Gizmo.self, forPrimaryKey: round)?.name == "gizmo \(round)")
+        }
+    }
 }

@@ -28,8 +28,10 @@ open class ObjectBase: @unchecked Sendable {
     // `relocate(to:…)`, which an iteration calls when it holds the only
     // reference to the handle (no other thread can reach it);
     // `unmanagedValues` is only touched under its mutex.
+    /// A frozen handle's or a key-path recorder's binding.
     let binding = OnceReference<ObjectBinding>()
-    /// The values of an unmanaged instance, behind a pthread mutex (not an
+    /// The values of an unmanaged instance — and, once `add` made it
+    /// managed, where it put it — behind a pthread mutex (not an
     /// inline `Synchronization.Mutex`: ThreadSanitizer cannot see `Mutex`
     /// on Linux, so tasks sharing an unmanaged object — it is `Sendable` —
     /// were reported as racing in every app's sanitizer runs;
@@ -42,7 +44,7 @@ open class ObjectBase: @unchecked Sendable {
     // than in an `ObjectBinding` (which a frozen handle, and an unmanaged
     // instance made managed by `add`, still get): 32 bytes more in every
     // instance (a 4-property object is 104 bytes instead of 72; the
-    // rolled-back flag moved to the binding), and one allocation and free
+    // rolled-back flag is with the unmanaged values), and one allocation and free
     // fewer per handle — the binding cost about 340 instructions to make
     // and 240 to free (callgrind, W3, 2026-11-23).
     /// A live handle's store, retained by the instance (released in
@@ -112,7 +114,7 @@ open class ObjectBase: @unchecked Sendable {
 
     /// Whether an iteration that holds the only strong reference to this
     /// handle may point it at another object of its table instead of
-    /// making a new handle: a live handle (not frozen, not bound) that no
+    /// making a new handle: a live handle (not frozen, not a recorder) that no
     /// weak or unowned reference can still reach. The caller checks the
     /// strong references (`isKnownUniquelyReferenced`) and that the class
     /// keeps nothing but `@Persisted` properties
@@ -154,19 +156,19 @@ open class ObjectBase: @unchecked Sendable {
     /// rolled back: the binding cannot be undone, so the next `add` creates
     /// the object at the key it was bound to, from its unmanaged values.
     var addWasRolledBack: Bool {
-        binding.load()?.addWasRolledBack.load(ordering: .acquiring) ?? false
+        unmanagedValues?.withLockedHeader { added, _ in added?.wasRolledBack } ?? false
     }
 
     /// Whether the object belongs to a store.
     public var isManaged: Bool {
         if liveTable != nil { return true }
-        if case .managed = binding.load()?.kind { return true }
-        return false
+        if case .frozen = binding.load()?.kind { return true }
+        return unmanagedValues?.withLockedHeader { added, _ in added != nil } ?? false
     }
 
     /// Whether the object is pinned to one version of the store and never changes.
     public var isFrozen: Bool {
-        if case .managed(_, _, let frozen?) = binding.load()?.kind { _ = frozen; return true }
+        if case .frozen = binding.load()?.kind { return true }
         return false
     }
 
@@ -181,15 +183,17 @@ open class ObjectBase: @unchecked Sendable {
     /// ``location``, with a frozen object's state by reference.
     private var managedLocation: (table: TableBinding, key: ObjectKey, frozen: FrozenState?)? {
         if let liveTable { return (liveTable.takeUnretainedValue(), liveKey, nil) }
-        guard case .managed(let table, let key, let frozen) = binding.load()?.kind else { return nil }
-        return (table, key, frozen)
+        if let binding = binding.load() {
+            guard case .frozen(let table, let key, let frozen) = binding.kind else { return nil }
+            return (table, key, frozen)
+        }
+        guard let added = unmanagedValues?.added else { return nil }
+        return (added.table, added.key, nil)
     }
 
     /// The managed location of the object, or `nil` when unmanaged.
     var location: (table: TableBinding, key: ObjectKey, frozen: StoreState?)? {
-        if let liveTable { return (liveTable.takeUnretainedValue(), liveKey, nil) }
-        guard case .managed(let table, let key, let frozen) = binding.load()?.kind else { return nil }
-        return (table, key, frozen?.state)
+        managedLocation.map { ($0.table, $0.key, $0.frozen?.state) }
     }
 
     // MARK: Property access
@@ -199,16 +203,8 @@ open class ObjectBase: @unchecked Sendable {
         // is touched, and no metadata beyond `V`'s is needed (this function
         // is generic and, called from user modules, unspecialised: every
         // type it mentions costs a runtime metadata lookup per call).
-        if let table = liveTable {
-            if let (value, property) = liveValue(ordinal: ordinal) {
-                return V._read(value, in: _ReadContext(unmanagedTable: table, key: liveKey,
-                                                       property: property, ordinal: ordinal, frozen: nil))
-            }
-        } else if let bits = binding.loadUnmanaged(),
-                  let (value, property) = bits._withUnsafeGuaranteedRef({ $0.liveValue(ordinal: ordinal) }) {
-            // Only trivial values leave the binding (no reference count).
-            let (table, key) = bits._withUnsafeGuaranteedRef { ($0.liveTable.unsafelyUnwrapped, $0.liveKey) }
-            return V._read(value, in: _ReadContext(unmanagedTable: table, key: key,
+        if let table = liveTable, let (value, property) = liveValue(ordinal: ordinal) {
+            return V._read(value, in: _ReadContext(unmanagedTable: table, key: liveKey,
                                                    property: property, ordinal: ordinal, frozen: nil))
         }
         return readPropertySlowly(ordinal: ordinal, as: V.self)
@@ -217,9 +213,7 @@ open class ObjectBase: @unchecked Sendable {
     /// The fast path of a live handle's property read: the value of the
     /// property at `ordinal` as reads see it now, and its index in the
     /// store's schema; `nil` when the slow path must answer (a computed
-    /// property, a deleted object). The same as
-    /// ``ObjectBinding/liveValue(ordinal:)``, for a handle whose location is
-    /// in the instance.
+    /// property, a deleted object).
     ///
     /// Not generic, so it is compiled once, fully optimised; it touches no
     /// reference count.
@@ -256,9 +250,7 @@ open class ObjectBase: @unchecked Sendable {
     ///   still the published one; otherwise O(log n) under the store's lock.
     @inline(never)
     final func currentValue(ordinal: Int) -> PersistedValue? {
-        if liveTable != nil { return liveValue(ordinal: ordinal)?.0 }
-        guard let bits = binding.loadUnmanaged() else { return nil }
-        return bits._withUnsafeGuaranteedRef { $0.liveValue(ordinal: ordinal)?.0 }
+        liveTable == nil ? nil : liveValue(ordinal: ordinal)?.0
     }
 
     /// Calls `body` with the value of the property at `ordinal` as a live
@@ -298,11 +290,12 @@ open class ObjectBase: @unchecked Sendable {
         return body(&value)
     }
 
-    /// Unmanaged, recording, frozen, computed (linking objects) and deleted objects.
+    /// Unmanaged, added, recording, frozen, computed (linking objects) and
+    /// deleted objects.
     @inline(never)
     private func readPropertySlowly<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
-        if liveTable == nil, binding.loadUnmanaged() == nil {
-            return unmanagedStorage.withLock { $0[ordinal] } as! V
+        if liveTable == nil, binding.loadUnmanaged() == nil, let value = unmanagedStorage.valueIfUnmanaged(ordinal: ordinal) {
+            return value as! V
         }
         if let (table, key, frozen) = managedLocation {
             let property = table.property(forOrdinal: ordinal)
@@ -328,8 +321,7 @@ open class ObjectBase: @unchecked Sendable {
         // Unmanaged first, checked without building a location: about 40
         // instructions a write of a new object's property (callgrind, the
         // seeding of W3).
-        if liveTable == nil, binding.loadUnmanaged() == nil {
-            unmanagedStorage.withLock { $0[ordinal] = value }
+        if liveTable == nil, binding.loadUnmanaged() == nil, unmanagedStorage.setIfUnmanaged(ordinal: ordinal, value) {
             return
         }
         if let (table, key, frozen) = location {

@@ -1,73 +1,24 @@
 import Synchronization
 
-/// What makes an ``ObjectBase`` instance managed when its location is not
-/// in the instance: a frozen handle, an unmanaged instance made managed by
-/// `add`, a key-path recorder. (A live handle Chronicle makes keeps its
-/// location in the instance, see `ObjectBase.liveStore`.)
+/// What makes an ``ObjectBase`` instance a frozen handle or a key-path
+/// recorder. (A live handle Chronicle makes keeps its location in the
+/// instance, see `ObjectBase.liveStore`; an instance `add` made managed, in
+/// its unmanaged values' header, see ``UnmanagedValues/AddedLocation``.)
 final class ObjectBinding: Sendable {
     enum Kind: Sendable {
-        /// A handle on an object of a store; `frozen` pins it to one state.
-        case managed(TableBinding, ObjectKey, frozen: FrozenState?)
+        /// A handle on an object of a store, pinned to one state.
+        case frozen(TableBinding, ObjectKey, FrozenState)
         /// A throwaway instance that records which properties a key path reads.
         case recording(KeyPathRecorder, prefix: [String])
     }
     let kind: Kind
-    /// For a live (managed, not frozen) binding: its table, unretained —
-    /// `kind` holds the strong reference for as long as this binding lives.
-    /// The property-read fast path goes through it without touching the
-    /// table's reference count.
-    let liveTable: Unmanaged<TableBinding>?
-    /// The object key of a live binding.
-    let liveKey: ObjectKey
-    /// A managed object keeps its store alive (its table binding references
+    /// A frozen object keeps its store alive (its table binding references
     /// the store unowned).
     let store: Store?
-    /// `store`, unretained, for the read fast path (`store` keeps it alive;
-    /// going through the table's `unowned` reference cost a strong retain
-    /// and release of the store per read).
-    private let liveStore: Unmanaged<Store>?
-    /// Set when the write that added the (until then unmanaged) instance
-    /// this binding made managed was rolled back: the binding cannot be
-    /// undone, so the next `add` creates the object at the key it was bound
-    /// to, from its unmanaged values. Here, not in the instance: only such
-    /// an instance can have it set.
-    let addWasRolledBack = Atomic<Bool>(false)
-
-    /// The fast path of a managed property read: for a live binding, the
-    /// value of the property at `ordinal` as reads see it now, and its
-    /// index in the store's schema; `nil` when the slow path must answer
-    /// (not live, a computed property, a deleted object).
-    ///
-    /// Not generic, so it is compiled once, fully optimised, and touches no
-    /// reference count: the binding is kept alive by its object, the table
-    /// and store by the binding.
-    ///
-    /// - Complexity: O(log n), a look-up under the store's lock.
-    @inline(never)
-    func liveValue(ordinal: Int) -> (PersistedValue, Int)? {
-        // Unmanaged references and no `if let` of the record: each binding
-        // of a reference or record to a local cost a retain and a release,
-        // atomic operations that were most of a read's time.
-        guard let liveTable else { return nil }
-        let property = liveTable._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
-        guard property >= 0 else { return nil }
-        let store = liveStore.unsafelyUnwrapped
-        let table = liveTable._withUnsafeGuaranteedRef { $0.index }
-        guard let record = store._withUnsafeGuaranteedRef({ $0.readableRecord(table: table, key: liveKey) }) else { return nil }
-        return (record.values[property], property)
-    }
 
     init(_ kind: Kind) {
         self.kind = kind
-        if case .managed(let table, _, _) = kind { store = table.store } else { store = nil }
-        liveStore = store.map { Unmanaged.passUnretained($0) }
-        if case .managed(let table, let key, nil) = kind {
-            liveTable = Unmanaged.passUnretained(table)
-            liveKey = key
-        } else {
-            liveTable = nil
-            liveKey = ObjectKey(0)
-        }
+        if case .frozen(let table, _, _) = kind { store = table.store } else { store = nil }
     }
 }
 

@@ -8,7 +8,8 @@ import Darwin
 
 /// The `@Persisted` values of an unmanaged object and the mutex guarding
 /// them, in one allocation: the mutex in the header, the values as tail
-/// elements.
+/// elements. Once `add` makes the instance managed, the header also holds
+/// where it put it (``AddedLocation``).
 ///
 /// A `Locked<ContiguousArray<any _PersistableProperty>>` took three: the
 /// lock object, its separately allocated mutex (a mutex must not move, and
@@ -28,12 +29,35 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         /// struct's stored properties out in declaration order).
         var mutex: pthread_mutex_t
         let count: Int
+        /// Where `add` put the instance; `nil` while it is unmanaged.
+        var added: AddedLocation?
+    }
+
+    /// The object an instance made managed by `add` stands for.
+    ///
+    /// Kept here, under the values' mutex, rather than in an
+    /// ``ObjectBinding`` of its own: every instance `add` makes managed
+    /// already has this allocation, and a binding was one more to make and
+    /// free per object added — about 600 instructions of the 10,900 an
+    /// object of `W1` cost (callgrind, 2026-11-23). The price is the mutex
+    /// on each read of such an instance, which is the rarer path: handles
+    /// from queries and look-ups keep their location in the instance.
+    struct AddedLocation {
+        let table: TableBinding
+        /// A managed object keeps its store alive (its table binding
+        /// references the store unowned).
+        let store: Store
+        let key: ObjectKey
+        /// Set when the write that added the instance was rolled back: the
+        /// binding cannot be undone, so the next `add` creates the object
+        /// at `key`, from the unmanaged values.
+        var wasRolledBack = false
     }
 
     /// Storage holding the `count` values at `source`, moved (`source` is
     /// left uninitialised). O(count), one allocation.
     static func make(movingFrom source: UnsafeMutablePointer<any _PersistableProperty>, count: Int) -> UnmanagedValues {
-        let buffer = create(minimumCapacity: count) { _ in Header(mutex: pthread_mutex_t(), count: count) }
+        let buffer = create(minimumCapacity: count) { _ in Header(mutex: pthread_mutex_t(), count: count, added: nil) }
         // `create` allocates an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: UnmanagedValues.self)
         storage.withUnsafeMutablePointers { header, values in
@@ -63,11 +87,58 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
     /// (the mutex is not recursive).
     @inline(__always)
     func withLock<R>(_ body: (UnsafeMutableBufferPointer<any _PersistableProperty>) throws -> R) rethrows -> R {
+        try withLockedHeader { _, values in try body(values) }
+    }
+
+    /// Runs `body` with exclusive access to the location `add` put the
+    /// instance at (`nil` while unmanaged) and to the values; the same
+    /// rules as ``withLock(_:)``.
+    @inline(__always)
+    func withLockedHeader<R>(
+        _ body: (_ added: inout AddedLocation?, UnsafeMutableBufferPointer<any _PersistableProperty>) throws -> R
+    ) rethrows -> R {
         try withUnsafeMutablePointers { header, values in
             let mutex = Self.mutex(header)
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
-            return try body(UnsafeMutableBufferPointer(start: values, count: header.pointee.count))
+            return try body(&header.pointee.added, UnsafeMutableBufferPointer(start: values, count: header.pointee.count))
+        }
+    }
+
+    /// Where `add` put the instance, or `nil` while it is unmanaged.
+    var added: AddedLocation? {
+        withLockedHeader { added, _ in added }
+    }
+
+    /// Makes the instance stand for object `key` of `table`, unless `add`
+    /// already did.
+    func bindIfUnmanaged(table: TableBinding, key: ObjectKey) {
+        withLockedHeader { added, _ in
+            if added == nil { added = AddedLocation(table: table, store: table.store, key: key) }
+        }
+    }
+
+    /// Records whether the write that added the instance was rolled back
+    /// (see ``AddedLocation/wasRolledBack``).
+    func setAddWasRolledBack(_ rolledBack: Bool) {
+        withLockedHeader { added, _ in added?.wasRolledBack = rolledBack }
+    }
+
+    /// The value at `ordinal` while the instance is unmanaged; `nil` once
+    /// `add` made it managed.
+    @inline(__always)
+    func valueIfUnmanaged(ordinal: Int) -> (any _PersistableProperty)? {
+        withLockedHeader { added, values in added == nil ? values[ordinal] : nil }
+    }
+
+    /// Sets the value at `ordinal` if the instance is still unmanaged;
+    /// returns whether it was.
+    @inline(__always)
+    func setIfUnmanaged<V: _PersistableProperty>(ordinal: Int, _ value: V) -> Bool {
+        withLockedHeader { added, values in
+            guard added == nil else { return false }
+            values[ordinal] = value
+            return true
         }
     }
 }

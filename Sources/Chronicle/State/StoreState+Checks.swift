@@ -105,7 +105,10 @@ extension StoreState {
     func checkCreate(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue]) throws(Reason) {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
         guard key.rawValue >= 0 else { throw .invalidKey(key) }
-        guard object(table: table, key: key) == nil else { throw .keyInUse(table: table, key: key) }
+        // A key at or past the table's next one was never used: no look-up.
+        guard key.rawValue >= tables[table].nextKey || object(table: table, key: key) == nil else {
+            throw .keyInUse(table: table, key: key)
+        }
         guard values.count == schema[table].properties.count else {
             throw .valueCount(expected: schema[table].properties.count, actual: values.count)
         }

@@ -262,7 +262,7 @@ public final class Store: Sendable {
 
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?) -> T {
         if let frozenState {
-            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozenState)))
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.frozen(table, key, frozenState)))
         }
         return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, sequence: 0)
     }
@@ -275,7 +275,7 @@ public final class Store: Sendable {
     func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?,
                                in state: StoreState, sequence: UInt64) -> T {
         if let frozenState {
-            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.managed(table, key, frozen: frozenState)))
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.frozen(table, key, frozenState)))
         }
         let snapshot = sequence != 0 ? state.object(table: table.index, key: key) : nil
         let snapshotSequence = snapshot == nil ? 0 : sequence

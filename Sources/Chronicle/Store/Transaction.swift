@@ -149,7 +149,7 @@ final class Transaction: @unchecked Sendable {
     /// bound to keys that do not exist (reads trap with a message, and
     /// `isInvalidated` is true) until they are added again.
     func rollBack() {
-        for object in newlyBound { object.binding.load()?.addWasRolledBack.store(true, ordering: .releasing) }
+        for object in newlyBound { object.unmanagedValues?.setAddWasRolledBack(true) }
     }
 
     /// Adds an unmanaged object (and the unmanaged objects it links to),
@@ -175,7 +175,7 @@ final class Transaction: @unchecked Sendable {
         if rolledBackKey != nil {
             precondition(object.location?.table.index == table.index,
                          "Chronicle: this \(table.metadata.name) was added by a write that rolled back, and its table changed since; add a new instance instead")
-            object.binding.load()?.addWasRolledBack.store(false, ordering: .releasing)
+            object.unmanagedValues?.setAddWasRolledBack(false)
             newlyBound.append(object)
         }
         let metadata = table.metadata
@@ -185,7 +185,7 @@ final class Transaction: @unchecked Sendable {
             let context = _WriteContext(transaction: self, table: table, key: ObjectKey(0), property: table.property(forOrdinal: pkOrdinal))
             let primaryKey = storage.withLock { $0[pkOrdinal] }._write(in: context)
             if let existing = state.key(table: table.index, primaryKey: primaryKey) {
-                _ = object.binding.storeIfNil(ObjectBinding(.managed(table, existing, frozen: nil)))
+                storage.bindIfUnmanaged(table: table, key: existing)
                 updateExisting(existing, in: table, from: storage.withLock { ContiguousArray($0) }, writingAll: update == .all)
                 return existing
             }
@@ -196,20 +196,19 @@ final class Transaction: @unchecked Sendable {
         let isOutermost = inProgress.isEmpty
         let template = creationTemplate(table.index)
         if template.hasLinks { inProgress.insert(me) }
-        if rolledBackKey == nil {
-            _ = object.binding.storeIfNil(ObjectBinding(.managed(table, key, frozen: nil)))
-            newlyBound.append(object)
-        }
+        let binds = rolledBackKey == nil
+        if binds { newlyBound.append(object) }
         if table.mapsOrdinalsInOrder, !template.hasLinks {
             // No links, so converting a value adds no object and cannot
             // re-enter this write (nor reach this object's lock again): the
-            // values convert in place, under the lock, without copying them
-            // out first. Each value lands at its ordinal, appended into one
-            // exact allocation: starting from the template's defaults copied
-            // them (with their references) and then copied the shared array
-            // again on the first write (about 600 instructions an object,
-            // callgrind, W1).
-            let persisted = storage.withLock { values in
+            // instance is bound and its values convert in place, under one
+            // lock, without copying them out first. Each value lands at its
+            // ordinal, appended into one exact allocation: starting from the
+            // template's defaults copied them (with their references) and
+            // then copied the shared array again on the first write (about
+            // 600 instructions an object, callgrind, W1).
+            let persisted = storage.withLockedHeader { added, values in
+                if binds, added == nil { added = UnmanagedValues.AddedLocation(table: table, store: store, key: key) }
                 var persisted: [PersistedValue] = []
                 persisted.reserveCapacity(values.count)
                 for value in values {
@@ -221,9 +220,13 @@ final class Transaction: @unchecked Sendable {
             apply(.create(table: table.index, key: key, values: persisted))
             return key
         }
-        // Copied out of the lock: converting a link adds the objects it
-        // links to, which may link back to this one.
-        let values = storage.withLock { ContiguousArray($0) }
+        // Bound first, and the values copied out of the lock: converting a
+        // link adds the objects it links to, which may link back to this
+        // one (and must find it managed).
+        let values = storage.withLockedHeader { added, values in
+            if binds, added == nil { added = UnmanagedValues.AddedLocation(table: table, store: store, key: key) }
+            return ContiguousArray(values)
+        }
         var persisted = template.defaults
         for (ordinal, value) in values.enumerated() {
             let property = table.property(forOrdinal: ordinal)
