@@ -17,7 +17,9 @@ extension Badge: @unchecked Sendable {}
 /// `Predicate.evaluate` accepts over every object.
 @Suite("Indexed queries")
 struct IndexedQueryTests {
-    static let labels = ["é", "e\u{301}", "E", "", "ok"]      // the first two are canonically equal
+    // "é" and "e\u{301}" are canonically equal, as are "K" and the KELVIN
+    // SIGN: the index must file each pair together (see `SeededHash`).
+    static let labels = ["é", "e\u{301}", "E", "", "ok", "K", "\u{212A}", "a;b", "a\u{037E}b"]
     static let days = [0.0, -0.0, 86_400].map(Date.init(timeIntervalSinceReferenceDate:))
 
     static func populate() throws -> Store {
@@ -35,9 +37,12 @@ struct IndexedQueryTests {
         return store
     }
 
+    static let kelvin = "\u{212A}", greekQuestionMark = "a\u{037E}b"
     static let composed = "é", epoch = Date(timeIntervalSinceReferenceDate: 0), three = 3, missing: Int? = nil, key = 42
     static let predicates: [(name: String, exact: Bool, predicate: Predicate<Badge>)] = [
         ("label == é", true, #Predicate { $0.label == composed }),
+        ("label == KELVIN SIGN", true, #Predicate { $0.label == kelvin }),
+        ("label == a;b with GREEK QUESTION MARK", true, #Predicate { $0.label == greekQuestionMark }),
         ("level == 3", true, #Predicate { $0.level == three }),
         ("level == nil", true, #Predicate { $0.level == missing }),
         ("id == 42", true, #Predicate { $0.id == key }),

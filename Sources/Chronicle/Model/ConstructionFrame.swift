@@ -137,7 +137,11 @@ final class ConstructionFrame {
     /// ordinal. The slow path of the wrappers' inlined initialisers.
     @usableFromInline
     static func register<Value: _PersistableProperty>(_ value: Value, primaryKey: Bool, indexed: Bool) -> Int {
-        register(value, options: PersistedOptions(isPrimaryKey: primaryKey, isIndexed: indexed))
+        // The value itself, not an autoclosure: the wrapper asked
+        // `handleOrdinal()` first, so no handle is being made and the value
+        // is kept. Called through a thunk, the closure cost about 30
+        // instructions a property (callgrind, W1).
+        withCurrent { frame in frame.appendPending(value, options: PersistedOptions(isPrimaryKey: primaryKey, isIndexed: indexed)) }
     }
 
     /// Records an unmanaged object's wrapper's initial value, `Value`'s
@@ -153,9 +157,6 @@ final class ConstructionFrame {
     /// The value is an autoclosure, and the method generic, so that a
     /// managed handle's wrappers (which only count) neither make a default
     /// value (an empty `List` is an allocation) nor box one in an existential.
-    /// Inlined, so that the closure is too: calling it through a thunk cost
-    /// about 30 instructions a property (callgrind, W1).
-    @inline(__always)
     static func register<Value: _PersistableProperty>(_ value: @autoclosure () -> Value, options: PersistedOptions) -> Int {
         // Borrowed, not retained: the thread's key holds the frame for the
         // thread's life. A retain and release here cost about 40
@@ -165,16 +166,22 @@ final class ConstructionFrame {
                 defer { frame.handleOrdinals += 1 }
                 return frame.handleOrdinals
             }
-            if frame.pendingCount == frame.pendingCapacity { frame.growPending() }
-            (frame.pending + frame.pendingCount).initialize(to: value())
-            frame.pendingCount += 1
-            // Only schema discovery reads the options, and it makes its
-            // prototype with `makeInternal`: recording them for every
-            // object (and clearing them on each take) cost about 400
-            // instructions an object of four properties (callgrind, W1).
-            if frame.isInternal { frame.options.append(options) }
-            return frame.pendingCount - 1
+            return frame.appendPending(value(), options: options)
         }
+    }
+
+    /// Appends an initial value to the pending ones; returns its ordinal.
+    @inline(__always)
+    private func appendPending<Value: _PersistableProperty>(_ value: Value, options: PersistedOptions) -> Int {
+        if pendingCount == pendingCapacity { growPending() }
+        (pending + pendingCount).initialize(to: value)
+        pendingCount += 1
+        // Only schema discovery reads the options, and it makes its
+        // prototype with `makeInternal`: recording them for every object
+        // (and clearing them on each take) cost about 400 instructions an
+        // object of four properties (callgrind, W1).
+        if isInternal { self.options.append(options) }
+        return pendingCount - 1
     }
 
     /// Doubles the pending buffer. O(count); rare: the buffer is kept.

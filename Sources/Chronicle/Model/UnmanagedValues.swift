@@ -61,8 +61,14 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         // `create` allocates an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: UnmanagedValues.self)
         storage.withUnsafeMutablePointers { header, values in
+            #if canImport(Darwin)
             let status = pthread_mutex_init(mutex(header), nil)
             precondition(status == 0, "Chronicle: pthread_mutex_init failed (\(status))")
+            #endif
+            // On glibc and musl the header's zeroed mutex already is a
+            // default one (`PTHREAD_MUTEX_INITIALIZER` is all zeros), and
+            // destroying it frees nothing: skipping both saves about 50
+            // instructions per unmanaged object made (callgrind, W1).
             values.moveInitialize(from: source, count: count)
         }
         return storage
@@ -77,7 +83,9 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
     deinit {
         // `ManagedBuffer` destroys the header; the tail elements are ours.
         withUnsafeMutablePointers { header, values in
+            #if canImport(Darwin)
             pthread_mutex_destroy(Self.mutex(header))
+            #endif
             _ = values.deinitialize(count: header.pointee.count)
         }
     }

@@ -34,11 +34,8 @@ struct ValueGroups {
 
     init(capacity: Int) {
         groupOfEach.reserveCapacity(capacity)
-        seed = UInt64(bitPattern: Int64(Self.processSeed))
+        seed = SeededHash.seed
     }
-
-    /// Differs from process to process (Swift seeds `Hasher` randomly).
-    private static let processSeed: Int = { var hasher = Hasher(); hasher.combine(0x5EED); return hasher.finalize() }()
 
     /// Decodes the next object's value and files it in its group.
     /// - Throws: what ``EventCodec/decodeValue(_:depth:)`` throws for the same bytes.
@@ -49,7 +46,7 @@ struct ValueGroups {
             let length = try r.count(limit: r.remaining)
             let start = r.offset
             let bytes = try r.bytes(length)
-            let hash = Self.hash(bytes, seed: seed)
+            let hash = SeededHash.bytes(bytes, seed: seed)
             let mask = slots.count - 1
             var slot = Int(truncatingIfNeeded: hash) & mask
             while slots[slot] != 0 {
@@ -85,9 +82,9 @@ struct ValueGroups {
     private mutating func add(_ value: PersistedValue) {
         let hash: UInt64
         if case .int(let integer) = value {
-            hash = Self.mix(UInt64(bitPattern: integer) ^ seed)
+            hash = SeededHash.integer(UInt64(bitPattern: integer), seed: seed)
         } else {
-            hash = UInt64(bitPattern: Int64(value.hashValue))
+            hash = value.trieHash
         }
         let mask = slots.count - 1
         var slot = Int(truncatingIfNeeded: hash) & mask
@@ -136,29 +133,5 @@ struct ValueGroups {
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(group + 1)
         }
-    }
-
-    private static func mix(_ x: UInt64) -> UInt64 {
-        var x = x &* 0x9E37_79B9_7F4A_7C15
-        x ^= x >> 29
-        x = x &* 0xBF58_476D_1CE4_E5B9
-        return x ^ x >> 32
-    }
-
-    private static func hash(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
-        var hash = seed ^ UInt64(bytes.count)
-        guard let base = bytes.baseAddress else { return mix(hash) }
-        let raw = base
-        var index = 0
-        while bytes.count - index >= 8 {
-            hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            index += 8
-        }
-        var tail: UInt64 = 0
-        while index < bytes.count {
-            tail = tail << 8 | UInt64(bytes[index])
-            index += 1
-        }
-        return mix(hash ^ tail)
     }
 }

@@ -1,6 +1,7 @@
 /// A hash map with value semantics and cheap copies: a hash array mapped
-/// trie (CHAMP layout), 6 bits of `hashValue` per level, collision nodes
-/// below the last level. Iteration order is unspecified.
+/// trie (CHAMP layout), 6 bits of the key's ``TrieHashable/trieHash`` per
+/// level, collision nodes below the last level. Iteration order is
+/// unspecified.
 ///
 /// Copying is O(1); a mutation copies only shared nodes on its path
 /// (O(depth × 64) memory at worst) and writes in place where nodes are
@@ -8,7 +9,7 @@
 ///
 /// - Complexity: lookup, insertion, update and removal O(log64 n) expected;
 ///   `count` O(1).
-struct PersistentHashMap<Key: Hashable, Value> {
+struct PersistentHashMap<Key: TrieHashable, Value> {
     typealias Node = HashMapNode<Key, Value>
 
     /// The root, `nil` when empty.
@@ -32,7 +33,8 @@ struct PersistentHashMap<Key: Hashable, Value> {
     /// Whether the map is empty. O(1).
     var isEmpty: Bool { count == 0 }
 
-    static func hash(_ key: Key) -> UInt64 { UInt64(bitPattern: Int64(key.hashValue)) }
+    @inline(__always)
+    static func hash(_ key: Key) -> UInt64 { key.trieHash }
 
     /// The value for `key`, or `nil`. Setting `nil` removes the key.
     ///
@@ -231,3 +233,30 @@ struct PersistentHashMap<Key: Hashable, Value> {
 // Safe: nodes are written only while uniquely referenced (see `HashMapNode`),
 // so nodes reachable from two copies — possibly on two threads — are immutable.
 extension PersistentHashMap: @unchecked Sendable where Key: Sendable, Value: Sendable {}
+
+/// A key of a ``PersistentHashMap``: `Hashable`, with the hash the trie
+/// files it by.
+protocol TrieHashable: Hashable {
+    /// A hash that equal keys share; by default `hashValue`.
+    var trieHash: UInt64 { get }
+}
+
+extension TrieHashable {
+    var trieHash: UInt64 { UInt64(bitPattern: Int64(hashValue)) }
+}
+
+extension Int: TrieHashable {}
+extension String: TrieHashable {}
+
+extension PersistedValue: TrieHashable {
+    /// Ints and strings — the usual indexed and primary-key values — by
+    /// ``SeededHash``; the other cases by `hashValue`. Consistent with `==`,
+    /// which never equates values of different cases.
+    var trieHash: UInt64 {
+        switch self {
+        case .int(let value): SeededHash.integer(UInt64(bitPattern: value))
+        case .string(let value): SeededHash.string(value)
+        default: UInt64(bitPattern: Int64(hashValue))
+        }
+    }
+}

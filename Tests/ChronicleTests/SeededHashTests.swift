@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// The hash the index tries file values by: equal values hash alike (the
+/// trie's correctness), different ones rarely (its speed).
+@Suite("Seeded hash")
+struct SeededHashTests {
+    /// Pairs of strings Swift's `==` calls equal though their bytes differ.
+    static let equalPairs: [(String, String)] = [
+        ("K", "\u{212A}"),                           // KELVIN SIGN
+        (";", "\u{037E}"),                           // GREEK QUESTION MARK
+        ("`", "\u{1FEF}"),                           // GREEK VARIA
+        ("a longer ASCII line with a K in it", "a longer ASCII line with a \u{212A} in it"),
+        ("é", "e\u{301}"),
+        ("Ké", "\u{212A}e\u{301}"),
+        ("日本語のテキスト", "日本語のテキスト"),
+        ("Å", "\u{212B}"),                           // ANGSTROM SIGN
+    ]
+
+    @Test(arguments: equalPairs.indices)
+    func equalStringsHashAlike(_ index: Int) {
+        let (left, right) = Self.equalPairs[index]
+        #expect(left == right)
+        #expect(SeededHash.string(left) == SeededHash.string(right))
+        #expect(PersistedValue.string(left).trieHash == PersistedValue.string(right).trieHash)
+    }
+
+    /// Exactly three non-ASCII scalars are canonically equivalent to ASCII
+    /// ones, the three the hash replaces: the claim its consistency rests on.
+    @Test func onlyThreeScalarsDecomposeToASCII() {
+        var found: [UInt32] = []
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let decomposed = String(Character(scalar)).decomposedStringWithCanonicalMapping
+            if decomposed.utf8.allSatisfy({ $0 < 0x80 }) { found.append(value) }
+        }
+        #expect(found == [0x037E, 0x1FEF, 0x212A])
+    }
+
+    /// 10,000 different strings of 1 to 28 bytes, 10,000 different hashes
+    /// (a collision among them has odds of about 1 in 10^11).
+    @Test func differentStringsDoNotCollide() {
+        let strings = Set((0..<10_000).map { String(repeating: "x", count: $0 % 25) + "\($0)" })
+        let hashes = Set(strings.map { SeededHash.string($0) })
+        #expect(strings.count == 10_000)
+        #expect(hashes.count == strings.count)
+    }
+
+    /// The mixer is a bijection: distinct integers never share a hash.
+    @Test func integersNeverCollide() {
+        let hashes = Set((-50_000..<50_000).map { SeededHash.integer(UInt64(bitPattern: Int64($0))) })
+        #expect(hashes.count == 100_000)
+    }
+
+    @Test func otherCasesHashByHashValue() {
+        let date = PersistedValue.date(Date(timeIntervalSinceReferenceDate: 5))
+        #expect(date.trieHash == UInt64(bitPattern: Int64(date.hashValue)))
+        #expect(PersistedValue.double(.nan).trieHash == PersistedValue.double(-.nan).trieHash)
+    }
+}
