@@ -37,6 +37,48 @@ struct RolledBackWriteTests {
         #expect(store.committedState()._invariantViolations().isEmpty)
     }
 
+    /// The store, not the instance, remembers a rolled-back add (so that a
+    /// write need not hold every instance it adds): until a write adds the
+    /// instance again, and again after that write rolls back too.
+    @Test func theStoreRemembersRolledBackAddsUntilTheyAreRetried() throws {
+        let store = try scratchStore()
+        let gizmo = Gizmo()
+        gizmo.id = 7
+        #expect(throws: Boom.self) {
+            try store.write {
+                store.add(gizmo)
+                throw Boom()
+            }
+        }
+        let bound = try #require(gizmo.location).key
+        #expect(gizmo.addWasRolledBack)
+        #expect(store.rolledBackAdds.withLock { $0.map(\.key) } == [bound])
+        // Retried in a write that rolls back too: still remembered.
+        #expect(throws: Boom.self) {
+            try store.write {
+                store.add(gizmo)
+                throw Boom()
+            }
+        }
+        #expect(gizmo.addWasRolledBack)
+        #expect(store.rolledBackAdds.withLock { $0.map(\.key) } == [bound])
+        // Retried and committed: forgotten, and the object is there.
+        try store.write { store.add(gizmo) }
+        #expect(!gizmo.addWasRolledBack)
+        #expect(store.rolledBackAdds.withLock { $0.isEmpty })
+        #expect(store.object(ofType: Gizmo.self, forPrimaryKey: 7) != nil)
+        // An instance dropped after a rolled-back add leaves only its key.
+        #expect(throws: Boom.self) {
+            try store.write {
+                let dropped = Gizmo()
+                dropped.id = 8
+                store.add(dropped)
+                throw Boom()
+            }
+        }
+        #expect(store.rolledBackAdds.withLock { $0.count } == 1)
+    }
+
     @Test func aThrowingBodyAndEmbeddedObjectsToo() throws {
         let store = try scratchStore()
         let person = Person()

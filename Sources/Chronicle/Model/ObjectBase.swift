@@ -44,7 +44,7 @@ open class ObjectBase: @unchecked Sendable {
     // than in an `ObjectBinding` (which a frozen handle, and an unmanaged
     // instance made managed by `add`, still get): 32 bytes more in every
     // instance (a 4-property object is 104 bytes instead of 72; the
-    // rolled-back flag is with the unmanaged values), and one allocation and free
+    // rolled-back adds are recorded by the store), and one allocation and free
     // fewer per handle — the binding cost about 340 instructions to make
     // and 240 to free (callgrind, W3, 2026-11-23).
     /// A live handle's store, retained by the instance (released in
@@ -152,11 +152,14 @@ open class ObjectBase: @unchecked Sendable {
         return unmanagedValues
     }
 
-    /// Set when a write that added this (until then unmanaged) instance was
-    /// rolled back: the binding cannot be undone, so the next `add` creates
-    /// the object at the key it was bound to, from its unmanaged values.
+    /// Whether a write that added this (until then unmanaged) instance was
+    /// rolled back, and no write added it since: the binding cannot be
+    /// undone, so the next `add` creates the object at the key it was bound
+    /// to, from its unmanaged values (see ``Store/rolledBackAdds``).
     var addWasRolledBack: Bool {
-        unmanagedValues?.withLockedHeader { added, _ in added?.wasRolledBack } ?? false
+        guard let added = unmanagedValues?.added else { return false }
+        let bound = TableKey(table: added.table.index, key: added.key)
+        return added.store.rolledBackAdds.withLock { $0.contains(bound) }
     }
 
     /// Whether the object belongs to a store.

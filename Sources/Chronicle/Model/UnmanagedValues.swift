@@ -48,10 +48,6 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         /// references the store unowned).
         let store: Store
         let key: ObjectKey
-        /// Set when the write that added the instance was rolled back: the
-        /// binding cannot be undone, so the next `add` creates the object
-        /// at `key`, from the unmanaged values.
-        var wasRolledBack = false
     }
 
     /// Storage holding the `count` values at `source`, moved (`source` is
@@ -124,12 +120,6 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         withLockedHeader { added, _ in
             if added == nil { added = AddedLocation(table: table, store: table.store, key: key) }
         }
-    }
-
-    /// Records whether the write that added the instance was rolled back
-    /// (see ``AddedLocation/wasRolledBack``).
-    func setAddWasRolledBack(_ rolledBack: Bool) {
-        withLockedHeader { added, _ in added?.wasRolledBack = rolledBack }
     }
 
     /// The value at `ordinal` while the instance is unmanaged; `nil` once

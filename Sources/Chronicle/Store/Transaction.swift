@@ -33,12 +33,10 @@ final class Transaction: @unchecked Sendable {
     /// Property sets that link to objects that were in progress, applied
     /// once the outermost `add` has created everything.
     @exclusivity(unchecked) private var deferredLinks: [Event] = []
-    /// The value boxes of the unmanaged instances this write made managed
-    /// (bound to a new key), for ``rollBack()`` to mark. The boxes, not the
-    /// instances: an instance the caller lets go of is freed at once, while
-    /// its memory is still in the cache, rather than with every other one
-    /// when the write ends (W1).
-    @exclusivity(unchecked) private var newlyBound: [UnmanagedValues] = []
+    /// The objects this write bound unmanaged instances to, for
+    /// ``rollBack()`` to record in ``Store/rolledBackAdds`` (the keys, not
+    /// the instances: see there).
+    @exclusivity(unchecked) private var newlyBound: [TableKey] = []
     /// What creating an object of the table ``add(_:update:)`` used last needs.
     @exclusivity(unchecked) private var lastTemplate: CreationTemplate?
 
@@ -153,7 +151,8 @@ final class Transaction: @unchecked Sendable {
     /// bound to keys that do not exist (reads trap with a message, and
     /// `isInvalidated` is true) until they are added again.
     func rollBack() {
-        for values in newlyBound { values.setAddWasRolledBack(true) }
+        guard !newlyBound.isEmpty else { return }
+        store.rolledBackAdds.withLock { $0.formUnion(newlyBound) }
     }
 
     /// Adds an unmanaged object (and the unmanaged objects it links to),
@@ -177,11 +176,12 @@ final class Transaction: @unchecked Sendable {
         }
         guard let table = register(type(of: object)) else { return nil }
         let storage = object.unmanagedStorage
-        if rolledBackKey != nil {
+        if let rolledBackKey {
             precondition(object.location?.table.index == table.index,
                          "Chronicle: this \(table.metadata.name) was added by a write that rolled back, and its table changed since; add a new instance instead")
-            storage.setAddWasRolledBack(false)
-            newlyBound.append(storage)
+            let bound = TableKey(table: table.index, key: rolledBackKey)
+            store.rolledBackAdds.withLock { _ = $0.remove(bound) }
+            newlyBound.append(bound)
         }
         let metadata = table.metadata
 
@@ -201,7 +201,7 @@ final class Transaction: @unchecked Sendable {
         let template = creationTemplate(table.index)
         if template.hasLinks { inProgress.insert(me) }
         let binds = rolledBackKey == nil
-        if binds { newlyBound.append(storage) }
+        if binds { newlyBound.append(me) }
         if table.mapsOrdinalsInOrder, !template.hasLinks {
             // No links, so converting a value adds no object and cannot
             // re-enter this write (nor reach this object's lock again): the
