@@ -41,12 +41,11 @@ open class ObjectBase: @unchecked Sendable {
 
     // The location of a live handle Chronicle made (iterating `Results`,
     // `object(ofType:forPrimaryKey:)`, links…), kept in the instance rather
-    // than in an `ObjectBinding` (which a frozen handle, and an unmanaged
-    // instance made managed by `add`, still get): 32 bytes more in every
-    // instance (a 4-property object is 104 bytes instead of 72; the
-    // rolled-back adds are recorded by the store), and one allocation and free
-    // fewer per handle — the binding cost about 340 instructions to make
-    // and 240 to free (callgrind, W3, 2026-11-23).
+    // than in an `ObjectBinding` (which a frozen handle still gets): 32
+    // bytes more in every instance (a 4-property object is 104 bytes
+    // instead of 72), and one allocation and free fewer per handle — the
+    // binding cost about 340 instructions to make and 240 to free
+    // (callgrind, W3, 2026-11-23).
     /// A live handle's store, retained by the instance (released in
     /// `deinit`); `nil` otherwise. Unmanaged because a strong reference
     /// was retained and released around every property read (40 of a

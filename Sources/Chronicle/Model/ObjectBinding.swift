@@ -1,5 +1,3 @@
-import Synchronization
-
 /// What makes an ``ObjectBase`` instance a frozen handle or a key-path
 /// recorder. (A live handle Chronicle makes keeps its location in the
 /// instance, see `ObjectBase.liveStore`; an instance `add` made managed, in

@@ -49,7 +49,7 @@ public final class Store: Sendable {
     /// adds until it ends (to mark them if it rolls back): one the caller
     /// lets go of is freed at once, while its memory is still in the cache
     /// (about 14% of W1's time). Grows only with adds that rolled back and
-    /// were not retried: 24 bytes each.
+    /// were not retried, by one table-and-key entry each.
     let rolledBackAdds = Locked<Set<TableKey>>([])
     let observers = ObserverRegistry()
     /// Folded states kept to reach old versions quickly (see Replay/).
