@@ -7,8 +7,12 @@ import Testing
 /// Issue 6: change streams filtered by projected key paths.
 @Suite("Observation")
 struct ObservationTests {
-    /// Waits (polling) until `condition` holds, failing after `seconds`.
-    static func eventually(_ seconds: Double = 5, _ condition: @Sendable () -> Bool) async -> Bool {
+    /// Waits (polling) until `condition` holds, failing after `seconds`:
+    /// 30 by default, not 5 — with the whole suite running on two cores, a
+    /// task can wait more than 5 s for a thread of the cooperative pool
+    /// (seen once in about eight full runs). A condition that holds
+    /// returns at once.
+    static func eventually(_ seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }

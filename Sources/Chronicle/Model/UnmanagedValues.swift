@@ -48,6 +48,13 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         /// references the store unowned).
         let store: Store
         let key: ObjectKey
+
+        /// Sets `added` to object `key` of `table` unless `add` already
+        /// bound the instance (to another store, on another thread): the
+        /// first binding stays. Call with the values' lock held.
+        static func bind(_ added: inout AddedLocation?, table: TableBinding, key: ObjectKey) {
+            if added == nil { added = AddedLocation(table: table, store: table.store, key: key) }
+        }
     }
 
     /// Storage holding the `count` values at `source`, moved (`source` is
@@ -117,9 +124,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
     /// Makes the instance stand for object `key` of `table`, unless `add`
     /// already did.
     func bindIfUnmanaged(table: TableBinding, key: ObjectKey) {
-        withLockedHeader { added, _ in
-            if added == nil { added = AddedLocation(table: table, store: table.store, key: key) }
-        }
+        withLockedHeader { added, _ in AddedLocation.bind(&added, table: table, key: key) }
     }
 
     /// The value at `ordinal` while the instance is unmanaged; `nil` once

@@ -212,7 +212,7 @@ final class Transaction: @unchecked Sendable {
             // then copied the shared array again on the first write (about
             // 600 instructions an object, callgrind, W1).
             let persisted = storage.withLockedHeader { added, values in
-                if binds, added == nil { added = UnmanagedValues.AddedLocation(table: table, store: store, key: key) }
+                if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key) }
                 var persisted: [PersistedValue] = []
                 persisted.reserveCapacity(values.count)
                 for ordinal in values.indices {
@@ -228,7 +228,7 @@ final class Transaction: @unchecked Sendable {
         // link adds the objects it links to, which may link back to this
         // one (and must find it managed).
         let values = storage.withLockedHeader { added, values in
-            if binds, added == nil { added = UnmanagedValues.AddedLocation(table: table, store: store, key: key) }
+            if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key) }
             return ContiguousArray(values)
         }
         var persisted = template.defaults
