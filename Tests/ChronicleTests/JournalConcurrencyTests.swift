@@ -46,35 +46,89 @@ struct JournalConcurrencyTests {
         #expect(try JournalFixtures.readAll(reopened).map(\.version) == Array(1...UInt64(8 * perTask)))
     }
 
-    /// Eight threads committing with full durability share syncs: far fewer
-    /// syncs than commits, yet every commit was durable when it returned.
-    @Test func groupCommitSharesSyncs() throws {
-        let url = try JournalFixtures.journalURL()
-        let journal = try Journal(fileURL: url, durability: .full)
-        let syncs = Atomic<Int>(0)
-        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in
-            syncs.add(1, ordering: .relaxed)
-            usleep(500)  // a slow disk, so committers pile up behind the leader
-        })
-        let committer = Committer(journal)
-        let threads = 8, perThread = 50
+    /// Commits from one thread per element of `counts`, each making that many
+    /// commits and stopping at its first error; returns how many threads failed.
+    static func commitFromThreads(_ committer: Committer, counts: [Int]) -> Int {
         let failures = Atomic<Int>(0)
         let done = DispatchGroup()
-        for _ in 0..<threads {
+        for count in counts {
             done.enter()
             Thread {
-                for _ in 0..<perThread where (try? committer.commit(payload: 8)) == nil {
+                for _ in 0..<count where (try? committer.commit(payload: 8)) == nil {
                     failures.add(1, ordering: .relaxed)
+                    break
                 }
                 done.leave()
             }.start()
         }
         done.wait()
-        #expect(failures.load(ordering: .relaxed) == 0)
+        return failures.load(ordering: .relaxed)
+    }
+
+    /// A durable journal whose syncs are counted and take `delay` (a slow
+    /// disk, so committers pile up behind the leader).
+    static func slowSyncingJournal(delay: useconds_t = 500) throws -> (Journal, SyncCounter) {
+        let journal = try Journal(fileURL: try JournalFixtures.journalURL(), durability: .full)
+        let syncs = SyncCounter()
+        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in
+            syncs.count.add(1, ordering: .relaxed)
+            usleep(delay)
+        })
+        return (journal, syncs)
+    }
+
+    final class SyncCounter: Sendable {
+        let count = Atomic<Int>(0)
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+
+    /// Eight threads committing with full durability share syncs: far fewer
+    /// syncs than commits, yet every commit was durable when it returned.
+    @Test func groupCommitSharesSyncs() throws {
+        let (journal, syncs) = try Self.slowSyncingJournal()
+        let threads = 8, perThread = 50
+        #expect(Self.commitFromThreads(Committer(journal), counts: Array(repeating: perThread, count: threads)) == 0)
         #expect(journal.lastVersion == UInt64(threads * perThread))
-        let count = syncs.load(ordering: .relaxed)
+        let count = syncs.value
         #expect(count < threads * perThread / 2, "\(count) syncs for \(threads * perThread) commits")
         #expect(count > 0)
+    }
+
+    /// A sync waits for the committers the previous one released: eight
+    /// threads get about one sync per eight commits, where leading at once
+    /// splits them into two halves taking turns, four commits a sync.
+    @Test func groupCommitGathersTheCommittersTheLastSyncReleased() throws {
+        let (journal, syncs) = try Self.slowSyncingJournal()
+        let threads = 8, perThread = 50
+        #expect(Self.commitFromThreads(Committer(journal), counts: Array(repeating: perThread, count: threads)) == 0)
+        let count = syncs.value
+        #expect(count <= threads * perThread / 6, "\(count) syncs for \(threads * perThread) commits")
+    }
+
+    /// Committers leave one by one, so each sync expects more commits than
+    /// will come: the group is synced at the end of the wait anyway, and the
+    /// last committer, alone, still gets every commit through.
+    @Test(.timeLimit(.minutes(1))) func aShrinkingGroupIsStillSynced() throws {
+        let (journal, syncs) = try Self.slowSyncingJournal()
+        let counts = (1...8).map { $0 * 5 }
+        #expect(Self.commitFromThreads(Committer(journal), counts: counts) == 0)
+        #expect(journal.lastVersion == UInt64(counts.reduce(0, +)))
+        #expect(syncs.value > 0)
+        try journal.close()
+    }
+
+    /// A sync that fails while others gather for the next one fails them
+    /// all: nobody waits for a sync that will not come.
+    @Test(.timeLimit(.minutes(1))) func aFailedSyncReleasesEveryWaitingCommitter() throws {
+        let journal = try Journal(fileURL: try JournalFixtures.journalURL(), durability: .full)
+        let syncs = Atomic<Int>(0)
+        journal.faultInjection = FaultInjection(beforeSync: { () throws(JournalError) in
+            usleep(300)
+            if syncs.add(1, ordering: .relaxed).newValue >= 20 { throw .io(operation: "fdatasync", errno: EIO, path: "simulated") }
+        })
+        let threads = 8
+        #expect(Self.commitFromThreads(Committer(journal), counts: Array(repeating: 1_000, count: threads)) == threads)
+        #expect(journal.failure != nil)
     }
 
     @Test func batchedDurabilitySyncsWithinTheDelay() throws {

@@ -6,7 +6,10 @@
 public enum Durability: Sendable, Hashable {
     /// Every commit is on stable storage before ``Journal/append(_:)`` returns
     /// (`fdatasync` on Linux, `fcntl(F_FULLFSYNC)` on Apple platforms).
-    /// Concurrent committers share one sync (group commit).
+    /// Concurrent committers share one sync (group commit): after a sync,
+    /// the next one waits briefly (at most twice the last sync's duration)
+    /// for the committers it released to commit again, so that one sync
+    /// covers them all. A lone committer never waits.
     case full
     /// Commits are synced together, at the latest `maxDelay` after the first
     /// unsynced one was written or once `maxCommits` are unsynced, whichever

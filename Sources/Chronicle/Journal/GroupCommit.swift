@@ -9,6 +9,24 @@ import Foundation
 /// covered. A failed sync is recorded and never retried: every later wait
 /// throws.
 ///
+/// **Gathering.** Syncs run one at a time, so without more, committers
+/// split into two halves that take turns: one half's commits are synced
+/// while the other half writes, and a sync covers half of them. So when a
+/// sync ends, the number of committers waiting then (the ones it released
+/// and the ones that wrote during it) is taken as how many will commit
+/// again soon, and a committer that could lead the next sync first waits
+/// until that many commits are unsynced, or for twice as long as the last
+/// sync took (at most ``maxGatherWindow``), whichever comes first. The
+/// committer whose write completes the group leads at once, with no thread
+/// to wake. One committer alone never waits (it expects only itself); a
+/// group that shrinks costs its members the window once, after which the
+/// expectation is the smaller count. Twice the sync, because one sync's
+/// time was often too short for eight writers on two cores to commit again
+/// (about 25 µs each), and without gathering a commit written during a sync
+/// already waits for two. Measured on this machine's disk with eight
+/// durable writers: 4 commits a sync without, 8 with; 2.2–2.6× the
+/// throughput of one writer without, 3.3–4.0× with.
+///
 /// `@unchecked Sendable`: every `var` below is read and written only while
 /// `condition` is locked; the sync itself runs with the lock released.
 final class GroupCommit: @unchecked Sendable {
@@ -22,6 +40,16 @@ final class GroupCommit: @unchecked Sendable {
     private var stopped = false
     /// Whether a flusher thread waits on `condition` for new writes.
     private let hasFlusher: Bool
+    /// Committers inside ``waitLocked(_:sync:)`` (waiting, or leading a sync).
+    private var waiters = 0
+    /// How many unsynced commits a committer that could lead waits for
+    /// (the waiters when the last sync ended), until `gatherDeadline`.
+    private var expectedCommits = 0
+    private var gatherDeadline = ContinuousClock.now
+    /// The longest a committer waits for others before leading a sync, however
+    /// long the last sync took: a stalled disk should not make the next
+    /// groups wait twice as long.
+    static let maxGatherWindow = Duration.milliseconds(2)
 
     init(durableVersion: UInt64, hasFlusher: Bool) {
         written = durableVersion
@@ -74,14 +102,29 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     private func waitLocked(_ version: UInt64, sync: () throws(JournalError) -> Void) throws(JournalError) {
+        if synced >= version { return }
+        waiters += 1
+        defer { waiters -= 1 }
         while synced < version {
             if let failure { throw .failed(reason: failure.description) }
             if syncing {
                 condition.wait()
+            } else if written - synced < UInt64(expectedCommits), ContinuousClock.now < gatherDeadline {
+                // Every gathering waiter sets its own timer, so the group is
+                // synced by the deadline even if nobody else writes.
+                wait(until: gatherDeadline)
             } else if let error = lead(sync) {
                 throw error
             }
         }
+    }
+
+    /// Waits on `condition` until `deadline` or a wake-up, whichever is first.
+    private func wait(until deadline: ContinuousClock.Instant) {
+        let remaining = deadline - .now
+        guard remaining > .zero else { return }
+        let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
+        _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
     }
 
     /// Syncs everything written so far. Called and returns with the lock held;
@@ -91,7 +134,9 @@ final class GroupCommit: @unchecked Sendable {
         let target = written
         condition.unlock()
         var error: JournalError?
+        let started = ContinuousClock.now
         do { try sync() } catch let failed { error = failed }
+        let ended = ContinuousClock.now
         condition.lock()
         syncing = false
         if let error {
@@ -99,6 +144,8 @@ final class GroupCommit: @unchecked Sendable {
         } else {
             synced = max(synced, target)
             dirtySince = written > synced ? .now : nil
+            expectedCommits = waiters
+            gatherDeadline = ended + min((ended - started) * 2, Self.maxGatherWindow)
         }
         condition.broadcast()
         return error
@@ -114,10 +161,8 @@ final class GroupCommit: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            let remaining = since + maxDelay - .now
-            if remaining > .zero {
-                let seconds = Double(remaining.components.seconds) + Double(remaining.components.attoseconds) * 1e-18
-                _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
+            if since + maxDelay > .now {
+                wait(until: since + maxDelay)
             } else if syncing {
                 condition.wait()
             } else {
