@@ -24,6 +24,9 @@ struct Figure: Sendable {
         case bytes = "B"
         /// A plain count.
         case count = "n"
+        /// A side's ratio of two of its own figures (say, eight writers'
+        /// throughput against one writer's); larger is better.
+        case ratio = "x"
     }
 
     var name: String
@@ -47,6 +50,14 @@ struct Figure: Sendable {
     static func count(_ name: String, _ value: Int, note: String = "") -> Figure {
         Figure(name: name, unit: .count, median: Double(value), p99: Double(value), note: note)
     }
+
+    static func ratio(_ name: String, _ value: Double, note: String = "") -> Figure {
+        Figure(name: name, unit: .ratio, median: value, p99: value, note: note)
+    }
+
+    /// Whether a GRDB/Chronicle ratio of this figure means anything (not
+    /// for counts, nor for each side's ratio of its own figures).
+    var isComparable: Bool { unit == .seconds || unit == .bytes }
 
     var line: String {
         ["FIGURE", name, unit.rawValue, String(median), String(p99), note].joined(separator: "\t")
@@ -213,11 +224,15 @@ enum Harness {
             return String(format: "%.0f B", value)
         case .count:
             return String(format: "%.0f", value)
+        case .ratio:
+            return String(format: "%.2f×", value)
         }
     }
 
     /// One side's figures over the rounds: each the median of the rounds'
     /// medians and of their p99s, named and ordered as in the first round.
+    /// A figure's note (often derived from its median, like a per-lookup
+    /// time) is the median round's.
     static func merged(_ rounds: [ChildResult]) -> [Figure] {
         guard let first = rounds.first else { return [] }
         func median(_ values: [Double]) -> Double {
@@ -229,8 +244,15 @@ enum Harness {
             var merged = figure
             merged.median = median(same.map(\.median))
             merged.p99 = median(same.map(\.p99))
+            merged.note = same.first { $0.median == merged.median }?.note ?? figure.note
             return merged
         }
+    }
+
+    /// A side's own values of `figure` over the rounds, when there are several.
+    static func spread(_ rounds: [[Side: ChildResult]], _ side: Side, _ figure: String) -> String {
+        let each = rounds.compactMap { $0[side]?.figures.first { $0.name == figure }?.median }
+        return each.count > 1 ? "rounds " + each.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
     }
 
     /// The median of the rounds' own ratios of `peer` to `figure`, and the
@@ -256,15 +278,23 @@ enum Harness {
             let peers = grdb.filter { $0.pairKey == figure.name }
             let mine = format(figure.median, figure.unit) + (figure.unit == .seconds ? " / " + format(figure.p99, figure.unit) : "")
             if peers.isEmpty {
-                print(pad(figure.name, 52) + pad(mine, 26) + pad("—", 26) + "      " + figure.note)
+                let note = [figure.unit == .ratio ? spread(rounds, .chronicle, figure.name) : "", figure.note]
+                    .filter { !$0.isEmpty }.joined(separator: "; ")
+                print(pad(figure.name, 52) + pad(mine, 26) + pad("—", 26) + "        " + note)
             }
             for peer in peers {
                 printedGRDB.insert(peer.name)
                 let theirs = format(peer.median, peer.unit) + (peer.unit == .seconds ? " / " + format(peer.p99, peer.unit) : "")
                 let (median, each) = ratios(rounds, chronicle: figure.name, grdb: peer.name)
-                let ratio = figure.median > 0 && peer.unit != .count ? String(format: "%.2f×", median) : "—"
-                let spread = each.count > 1 && peer.unit != .count
-                    ? "rounds " + each.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
+                let ratio = figure.median > 0 && peer.isComparable ? String(format: "%.2f×", median) : "—"
+                let spread: String
+                if peer.unit == .ratio {
+                    let mineEach = Self.spread(rounds, .chronicle, figure.name), theirsEach = Self.spread(rounds, .grdb, peer.name)
+                    spread = mineEach.isEmpty ? "" : "Chronicle \(mineEach); GRDB \(theirsEach)"
+                } else {
+                    spread = each.count > 1 && peer.isComparable
+                        ? "rounds " + each.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
+                }
                 let note = [spread, figure.note, peer.note].filter { !$0.isEmpty }.joined(separator: "; ")
                 print(pad(peer.name, 52) + pad(mine, 26) + pad(theirs, 26) + pad(ratio, 8) + note)
             }

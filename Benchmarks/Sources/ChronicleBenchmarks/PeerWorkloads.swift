@@ -93,7 +93,7 @@ enum PeerWorkloads {
         }
         func total(_ name: String) -> Double { figures.first { $0.name.hasPrefix(name) && $0.name.hasSuffix("commits") }!.median }
         let speedup = total("W2 durable, 1 writer") / total("W2 durable, 8 writers")
-        figures[2].note = String(format: "%@ 8 writers: %.2f× own 1-writer throughput", side == .chronicle ? "Chronicle" : "GRDB", speedup)
+        figures.append(.ratio("W2 durable, 8 writers vs 1: throughput", speedup))
         if side == .chronicle {
             // The same commits with nothing but appends and group commit:
             // what 8 writers gain over 1 on this machine when every commit
@@ -109,7 +109,7 @@ enum PeerWorkloads {
                 figures.append(.times("W2 bare group commit, \(writers) writer\(writers > 1 ? "s" : ""): \(commits) commits", totals))
             }
             let bare = total("W2 bare group commit, 1 writer") / total("W2 bare group commit, 8 writers")
-            figures[figures.count - 1].note = String(format: "bare 8 writers: %.2f× own 1-writer throughput", bare)
+            figures.append(.ratio("W2 bare group commit, 8 writers vs 1: throughput", bare))
         }
         let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
         figures.append(.bytes("W2 on disk after (10k players + commits)", ProcessInfoReader.diskSize(lastDirectory, prefix: prefix)))

@@ -87,21 +87,33 @@ final class GroupCommit: @unchecked Sendable {
     /// progress covers it.
     func waitUntilSynced(_ version: UInt64, sync: () throws(JournalError) -> Void) throws(JournalError) {
         condition.lock()
-        defer { condition.unlock() }
-        try waitLocked(version, sync: sync)
+        var led = false
+        defer { unlockWaking(led) }
+        try waitLocked(version, sync: sync, led: &led)
+    }
+
+    /// Unlocks, then wakes every waiter if this thread led a sync. Waking
+    /// them after unlocking spares each woken waiter from finding the lock
+    /// still held and sleeping again on it.
+    private func unlockWaking(_ led: Bool) {
+        condition.unlock()
+        if led { condition.broadcast() }
     }
 
     /// With batched durability: syncs only if at least `backlog` versions are
     /// unsynced, waiting until `version` is durable in that case.
     func waitIfBacklog(_ backlog: Int, version: UInt64, sync: () throws(JournalError) -> Void) throws(JournalError) {
         condition.lock()
-        defer { condition.unlock() }
+        var led = false
+        defer { unlockWaking(led) }
         if synced >= version { return }
         if let failure { throw .failed(reason: failure.description) }
-        if written - synced >= UInt64(max(backlog, 1)) { try waitLocked(version, sync: sync) }
+        if written - synced >= UInt64(max(backlog, 1)) { try waitLocked(version, sync: sync, led: &led) }
     }
 
-    private func waitLocked(_ version: UInt64, sync: () throws(JournalError) -> Void) throws(JournalError) {
+    /// Waits until `version` is synced, leading a sync if needed (then sets
+    /// `led`: the caller wakes the others once it has unlocked).
+    private func waitLocked(_ version: UInt64, sync: () throws(JournalError) -> Void, led: inout Bool) throws(JournalError) {
         if synced >= version { return }
         waiters += 1
         defer { waiters -= 1 }
@@ -113,8 +125,9 @@ final class GroupCommit: @unchecked Sendable {
                 // Every gathering waiter sets its own timer, so the group is
                 // synced by the deadline even if nobody else writes.
                 wait(until: gatherDeadline)
-            } else if let error = lead(sync) {
-                throw error
+            } else {
+                led = true
+                if let error = lead(sync, wakingWaiters: false) { throw error }
             }
         }
     }
@@ -128,8 +141,9 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Syncs everything written so far. Called and returns with the lock held;
-    /// releases it during the sync. Returns the sync's error, if any.
-    private func lead(_ sync: () throws(JournalError) -> Void) -> JournalError? {
+    /// releases it during the sync. Wakes the waiters unless the caller will
+    /// once it has unlocked. Returns the sync's error, if any.
+    private func lead(_ sync: () throws(JournalError) -> Void, wakingWaiters: Bool = true) -> JournalError? {
         syncing = true
         let target = written
         condition.unlock()
@@ -147,7 +161,7 @@ final class GroupCommit: @unchecked Sendable {
             expectedCommits = waiters
             gatherDeadline = ended + min((ended - started) * 2, Self.maxGatherWindow)
         }
-        condition.broadcast()
+        if wakingWaiters { condition.broadcast() }
         return error
     }
 
