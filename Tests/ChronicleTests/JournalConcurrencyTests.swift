@@ -98,7 +98,9 @@ struct JournalConcurrencyTests {
     /// threads get about one sync per eight commits, where leading at once
     /// splits them into two halves taking turns, four commits a sync.
     @Test func groupCommitGathersTheCommittersTheLastSyncReleased() throws {
-        let (journal, syncs) = try Self.slowSyncingJournal()
+        // A 1 ms sync gives the released threads a 2 ms window to commit
+        // again, ample even on a loaded two-core machine.
+        let (journal, syncs) = try Self.slowSyncingJournal(delay: 1_000)
         let threads = 8, perThread = 50
         #expect(Self.commitFromThreads(Committer(journal), counts: Array(repeating: perThread, count: threads)) == 0)
         let count = syncs.value

@@ -24,8 +24,9 @@ import Foundation
 /// time was often too short for eight writers on two cores to commit again
 /// (about 25 µs each), and without gathering a commit written during a sync
 /// already waits for two. Measured on this machine's disk with eight
-/// durable writers: 4 commits a sync without, 8 with; 2.2–2.6× the
-/// throughput of one writer without, 3.3–4.0× with.
+/// durable writers: 4 commits a sync without, 8 with; 2.2–2.9× the
+/// throughput of one writer without, 3.0–3.3× with (the benchmark's W2,
+/// medians of five rounds; see the "Performance" article).
 ///
 /// `@unchecked Sendable`: every `var` below is read and written only while
 /// `condition` is locked; the sync itself runs with the lock released.
@@ -40,7 +41,7 @@ final class GroupCommit: @unchecked Sendable {
     private var stopped = false
     /// Whether a flusher thread waits on `condition` for new writes.
     private let hasFlusher: Bool
-    /// Committers inside ``waitLocked(_:sync:)`` (waiting, or leading a sync).
+    /// Committers inside ``waitLocked(_:sync:led:)`` (waiting, or leading a sync).
     private var waiters = 0
     /// How many unsynced commits a committer that could lead waits for
     /// (the waiters when the last sync ended), until `gatherDeadline`.
