@@ -128,7 +128,7 @@ final class GroupCommit: @unchecked Sendable {
                 wait(until: gatherDeadline)
             } else {
                 led = true
-                if let error = lead(sync, wakingWaiters: false) { throw error }
+                if let error = lead(sync) { throw error }
             }
         }
     }
@@ -142,9 +142,9 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Syncs everything written so far. Called and returns with the lock held;
-    /// releases it during the sync. Wakes the waiters unless the caller will
-    /// once it has unlocked. Returns the sync's error, if any.
-    private func lead(_ sync: () throws(JournalError) -> Void, wakingWaiters: Bool = true) -> JournalError? {
+    /// releases it during the sync. The caller wakes the waiters after.
+    /// Returns the sync's error, if any.
+    private func lead(_ sync: () throws(JournalError) -> Void) -> JournalError? {
         syncing = true
         let target = written
         condition.unlock()
@@ -162,7 +162,6 @@ final class GroupCommit: @unchecked Sendable {
             expectedCommits = waiters
             gatherDeadline = ended + min((ended - started) * 2, Self.maxGatherWindow)
         }
-        if wakingWaiters { condition.broadcast() }
         return error
     }
 
@@ -182,6 +181,7 @@ final class GroupCommit: @unchecked Sendable {
                 condition.wait()
             } else {
                 _ = lead(sync)
+                condition.broadcast()
             }
         }
     }
