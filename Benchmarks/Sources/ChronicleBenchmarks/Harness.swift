@@ -251,8 +251,12 @@ enum Harness {
 
     /// A side's own values of `figure` over the rounds, when there are several.
     static func spread(_ rounds: [[Side: ChildResult]], _ side: Side, _ figure: String) -> String {
-        let each = rounds.compactMap { $0[side]?.figures.first { $0.name == figure }?.median }
-        return each.count > 1 ? "rounds " + each.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
+        roundsText(rounds.compactMap { $0[side]?.figures.first { $0.name == figure }?.median })
+    }
+
+    /// "rounds a, b, c" when there are several values, otherwise nothing.
+    static func roundsText(_ values: [Double]) -> String {
+        values.count > 1 ? "rounds " + values.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
     }
 
     /// The median of the rounds' own ratios of `peer` to `figure`, and the
@@ -292,8 +296,7 @@ enum Harness {
                     let mineEach = Self.spread(rounds, .chronicle, figure.name), theirsEach = Self.spread(rounds, .grdb, peer.name)
                     spread = mineEach.isEmpty ? "" : "Chronicle \(mineEach); GRDB \(theirsEach)"
                 } else {
-                    spread = each.count > 1 && peer.isComparable
-                        ? "rounds " + each.map { String(format: "%.2f", $0) }.joined(separator: ", ") : ""
+                    spread = peer.isComparable ? Self.roundsText(each) : ""
                 }
                 let note = [spread, figure.note, peer.note].filter { !$0.isEmpty }.joined(separator: "; ")
                 print(pad(peer.name, 52) + pad(mine, 26) + pad(theirs, 26) + pad(ratio, 8) + note)
