@@ -29,25 +29,8 @@ protocol DeferredTable: AnyObject, Sendable {
     func forEachLeaf(from start: Int64,
                      _ body: (_ base: Int64, _ bits: UInt64, _ values: UnsafeBufferPointer<ObjectRecord>) -> Bool) -> Bool
 
-    /// The stored run of objects that holds the first object whose key is
-    /// `>= start`, checked but left encoded, without the objects below
-    /// `start` (see ``EncodedBlock``): ``EncodedRun/unavailable``, having
-    /// read nothing, when the objects should come from the built table (as
-    /// for ``forEachLeaf(from:_:)``) or a run turns out damaged.
-    func encodedBlock(from start: Int64) -> EncodedRun
-
     /// The whole table: built on the first call, then the same value. Never
     /// fails: a table whose stored form turns out damaged is rebuilt from
     /// the source of truth (the journal).
     func built() -> Table
-}
-
-/// What ``DeferredTable/encodedBlock(from:)`` found.
-enum EncodedRun {
-    /// The next objects, at least one.
-    case objects(EncodedBlock)
-    /// No object at or past the key asked for.
-    case end
-    /// Read the built table instead.
-    case unavailable
 }

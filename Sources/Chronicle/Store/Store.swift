@@ -52,7 +52,7 @@ public final class Store: Sendable {
     /// were not retried, by one table-and-key entry each.
     let rolledBackAdds = Locked<Set<TableKey>>([])
     let observers = ObserverRegistry()
-    /// Folded states kept to reach old versions quickly (see Replay/).
+    /// Folded states kept to reach old versions quickly (see Checkpoint/).
     let checkpoints: CheckpointIndex
     /// Keeps the checkpoint file next to the journal fresh, off the commit path.
     let checkpointFile: CheckpointFileWriter

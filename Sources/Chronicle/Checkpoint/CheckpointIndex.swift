@@ -20,7 +20,7 @@ final class CheckpointIndex: Sendable {
         case written(version: UInt64)
     }
 
-    let policy: Store.CheckpointPolicy
+    let limits: CheckpointLimits
     private let storage: Locked<Storage>
     private let status = Locked<FileStatus>(.none)
 
@@ -30,9 +30,9 @@ final class CheckpointIndex: Sendable {
         set { status.withLock { $0 = newValue } }
     }
 
-    init(policy: Store.CheckpointPolicy) {
-        self.policy = policy
-        storage = Locked(Storage(interval: policy.interval))
+    init(limits: CheckpointLimits) {
+        self.limits = limits
+        storage = Locked(Storage(interval: limits.interval))
     }
 
     /// The current spacing, in events (it doubles when checkpoints are thinned).
@@ -90,7 +90,7 @@ final class CheckpointIndex: Sendable {
 
     /// Drops every other checkpoint (keeping the newest) while there are too many.
     private func thin(_ storage: inout Storage) {
-        while storage.states.count > policy.maximumInMemory {
+        while storage.states.count > limits.maximumInMemory {
             let newest = storage.states.count - 1
             storage.states = storage.states.enumerated().filter { ($0.offset - newest) % 2 == 0 }.map(\.element)
             storage.interval *= 2

@@ -15,10 +15,10 @@ extension Store {
     static func open(_ journal: Journal, checkpoints: CheckpointIndex,
                      candidate: Result<CheckpointFile.Candidate, CheckpointFile.Rejection>?) throws(StoreError)
         -> (state: StoreState, eventsBeyondFile: Int) {
-        let policy = checkpoints.policy
+        let limits = checkpoints.limits
         var state = StoreState()
-        if policy.usesFile, journal.fileURL != nil, let candidate {
-            switch candidate.flatMap({ CheckpointFile.decode($0, journal: journal, deferringFrom: max(1, policy.lazyTableMinimum)) }) {
+        if limits.usesFile, journal.fileURL != nil, let candidate {
+            switch candidate.flatMap({ CheckpointFile.decode($0, journal: journal, deferringFrom: max(1, limits.lazyTableMinimum)) }) {
             case .success(let loaded):
                 state = loaded
                 checkpoints.insert(loaded)
@@ -37,9 +37,9 @@ extension Store {
             checkpoints.didFold(state, events: commit.events.count)
             folded += commit.events.count
         }
-        var rebuild = folded > 0 && folded >= policy.fileThreshold
+        var rebuild = folded > 0 && folded >= limits.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }
-        if policy.usesFile, !journal.isReadOnly, rebuild {
+        if limits.usesFile, !journal.isReadOnly, rebuild {
             // A cache: failing to write it costs only the next open's time
             // (and the store's writer retries after the next commit).
             if (try? CheckpointFile.write(state, journal: journal)) == true {
@@ -86,19 +86,5 @@ extension Store {
     func writeCheckpoint(afterStep: CheckpointFileWriter.StepHook?) throws {
         guard configuration.checkpoints.usesFile else { return }
         try checkpointFile.writeNow(afterStep: afterStep)
-    }
-
-    /// The folder over this store's journal and checkpoints.
-    var folder: JournalFolder { JournalFolder(journal: journal, checkpoints: checkpoints) }
-
-    /// The committed state at `version`: the current state, or the fold from
-    /// the nearest checkpoint.
-    func state(at version: UInt64) throws(StoreError) -> StoreState {
-        let current = committedState()
-        guard version <= current.version else {
-            throw .versionOutOfRange(requested: version, available: 0...current.version)
-        }
-        if version == current.version { return current }
-        return try folder.state(at: version)
     }
 }

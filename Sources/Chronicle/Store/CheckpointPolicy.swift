@@ -78,3 +78,18 @@ extension Store {
         public static var inMemoryOnly: CheckpointPolicy { CheckpointPolicy(usesFile: false) }
     }
 }
+
+extension Store.CheckpointPolicy {
+    /// The policy as the checkpoint engine reads it.
+    var limits: CheckpointLimits {
+        CheckpointLimits(interval: interval, maximumInMemory: maximumInMemory, usesFile: usesFile,
+                         fileThreshold: fileThreshold, lazyTableMinimum: lazyTableMinimum)
+    }
+}
+
+extension CheckpointIndex {
+    /// An index keeping checkpoints as `policy` says.
+    convenience init(policy: Store.CheckpointPolicy) {
+        self.init(limits: policy.limits)
+    }
+}

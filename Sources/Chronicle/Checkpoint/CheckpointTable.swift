@@ -34,7 +34,7 @@ import Synchronization
 ///   O(log blocks + block size) (a group's entries and a block's checksum
 ///   the first time);
 ///   ``forEachLeaf(from:_:)`` O(objects read); ``built()`` O(n) once.
-final class CheckpointTable: DeferredTable {
+final class CheckpointTable: EncodedTable {
     private let table: Int
     private let layout: CheckpointLayout.Table
     /// Per property, what checking a value needs, without copying the
@@ -184,7 +184,7 @@ final class CheckpointTable: DeferredTable {
                 // (``value(in:property:)``).
                 let entry = try entry(block)
                 var objects = try objectsOfBlock(block, entry)
-                var kept: [EncodedBlock.Object] = []
+                var kept: [EncodedBlock.Entry] = []
                 kept.reserveCapacity(entry.objects)
                 var previous: Int64?
                 while let object = try next(&objects, primaryKeys: false) {
@@ -192,7 +192,7 @@ final class CheckpointTable: DeferredTable {
                     guard inOrder, object.key >= 0, object.key < layout.nextKey else { throw Damage() }
                     previous = object.key
                     guard object.key >= start else { continue }
-                    kept.append(EncodedBlock.Object(key: object.key, start: (object.values.baseAddress ?? base) - base,
+                    kept.append(EncodedBlock.Entry(key: object.key, start: (object.values.baseAddress ?? base) - base,
                                                     count: object.values.count))
                 }
                 block += 1

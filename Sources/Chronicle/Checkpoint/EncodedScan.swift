@@ -22,14 +22,15 @@ struct EncodedScan {
         case unavailable(resume: ObjectKey)
     }
 
-    private let table: any DeferredTable
+    /// `nil` when the table cannot be read encoded: the scan then ends at once, unavailable.
+    private let table: (any EncodedTable)?
     private var block: EncodedBlock?
     private var position = 0
     /// The key after the last object yielded.
     private var resume: Int64 = 0
 
     init(_ table: any DeferredTable) {
-        self.table = table
+        self.table = table as? any EncodedTable
     }
 
     mutating func next() -> Step {
@@ -40,6 +41,7 @@ struct EncodedScan {
             return .object(ObjectKey(key), Unmanaged.passUnretained(block))
         }
         if let block, block.isLast { return .end }
+        guard let table else { return .unavailable(resume: ObjectKey(resume)) }
         switch table.encodedBlock(from: resume) {
         case .objects(let next):
             block = next

@@ -17,14 +17,14 @@
 ///   property's.
 final class EncodedBlock: Sendable {
     /// Where an object's values are in the file.
-    struct Object: Sendable {
+    struct Entry: Sendable {
         let key: Int64
         let start: Int
         let count: Int
     }
 
     /// The objects, in ascending key order; at least one.
-    let objects: [Object]
+    let objects: [Entry]
     /// Whether no object of the table comes after these: a scan then ends
     /// without asking for more (which, the read budget spent, would build
     /// the table for nothing).
@@ -32,7 +32,7 @@ final class EncodedBlock: Sendable {
     private let table: CheckpointTable
     private let file: MappedFile
 
-    init(objects: [Object], isLast: Bool, table: CheckpointTable, file: MappedFile) {
+    init(objects: [Entry], isLast: Bool, table: CheckpointTable, file: MappedFile) {
         self.objects = objects
         self.isLast = isLast
         self.table = table

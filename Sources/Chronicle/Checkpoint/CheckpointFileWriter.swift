@@ -51,10 +51,10 @@ final class CheckpointFileWriter: Sendable {
     /// - Parameter eventsBeyondFile: what opening left the journal holding beyond the file.
     init(checkpoints: CheckpointIndex, isEnabled: Bool, eventsBeyondFile: Int, source: @escaping Source) {
         self.checkpoints = checkpoints
-        self.isEnabled = isEnabled && checkpoints.policy.usesFile
+        self.isEnabled = isEnabled && checkpoints.limits.usesFile
         // At least one event: with a threshold of 0 a write would follow
         // every write, even one that added nothing.
-        threshold = max(1, checkpoints.policy.fileThreshold)
+        threshold = max(1, checkpoints.limits.fileThreshold)
         self.source = source
         counters = Locked(Counters(beyondFile: eventsBeyondFile))
     }
