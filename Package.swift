@@ -12,7 +12,8 @@ let package = Package(
     targets: [
         .target(
             name: "Chronicle",
-            path: "Sources/Chronicle"
+            path: "Sources/Chronicle",
+            exclude: ["README.md"]
         ),
         // Test support for Swift Testing: fresh stores, deterministic ids and
         // clocks, commit and change-stream expectations, journal snapshots.

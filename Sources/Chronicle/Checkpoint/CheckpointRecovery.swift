@@ -50,7 +50,7 @@ final class CheckpointRecovery: Sendable {
                          + "holds that version's history (compacted from \(journal.baseVersion)); delete the checkpoint file and reopen")
         do {
             return try fold(journal)
-        } catch JournalError.closed {
+        } catch JournalFoldError.journal(.closed) {
             // The store was closed since (a frozen state outlives it): read the same file again.
             if let url = journal.fileURL, let reopened = try? Journal(contentsOf: url),
                reopened.fileIdentifier == journal.fileIdentifier, reopened.baseVersion < version,
@@ -69,7 +69,7 @@ final class CheckpointRecovery: Sendable {
     private func fold(_ journal: Journal) throws -> StoreState {
         var state = StoreState()
         var reader = journal.reader(from: journal.baseVersion + 1)
-        while state.version < version, let commit = try reader.next() { try state.foldInPlace(commit) }
+        try state.fold(&reader, through: version)
         guard state.version == version else { throw FoldError.Reason.versionMismatch(expected: version, actual: state.version) }
         return state
     }

@@ -23,10 +23,18 @@ struct JournalFolder: Sendable {
         let last = journal.lastVersion
         guard version <= last else { throw .versionOutOfRange(requested: version, available: 0...last) }
         var state = start(atOrBefore: version)
-        try advance(&state, through: version) { state, commit throws(StoreError) in
-            do throws(FoldError) { try state.foldInPlace(commit) } catch { throw .rejected(error) }
-            return true
+        guard state.version < version else { return state }
+        var reader = journal.reader(from: state.version + 1)
+        var spacing = CheckpointSpacing(checkpoints)
+        do {
+            try state.fold(&reader, through: version) { state, commit in
+                spacing.didFold(state, events: commit.events.count)
+                return true
+            }
+        } catch {
+            throw StoreError(error)
         }
+        guard state.version == version else { throw .versionOutOfRange(requested: version, available: 0...state.version) }
         return state
     }
 
@@ -35,37 +43,37 @@ struct JournalFolder: Sendable {
     /// stops early when `visit` returns `false`. Keeps checkpoints on the way.
     func walk(from state: inout StoreState, through version: UInt64,
               _ visit: (Commit, StoreState, StoreState, ChangeSet) throws(StoreError) -> Bool) throws(StoreError) {
-        try advance(&state, through: version) { state, commit throws(StoreError) in
-            let (after, changes): (StoreState, ChangeSet)
-            do throws(FoldError) { (after, changes) = try state.applying(commit) } catch { throw .rejected(error) }
-            let proceed = try visit(commit, state, after, changes)
-            state = after
+        guard state.version < version else { return }
+        var reader = journal.reader(from: state.version + 1)
+        var spacing = CheckpointSpacing(checkpoints)
+        var stopped = false
+        try state.walk(&reader, through: version, failure: StoreError.init) { (commit, before, after, changes) throws(StoreError) in
+            let proceed = try visit(commit, before, after, changes)
+            spacing.didFold(after, events: commit.events.count)
+            stopped = !proceed
             return proceed
+        }
+        guard stopped || state.version == version else {
+            throw .versionOutOfRange(requested: version, available: 0...state.version)
         }
     }
 
-    /// Reads the commits after `state` through `version` and lets `step`
-    /// fold each into it (returning whether to go on), keeping a checkpoint
-    /// every checkpoint interval of events.
-    private func advance(_ state: inout StoreState, through version: UInt64,
-                         _ step: (inout StoreState, Commit) throws(StoreError) -> Bool) throws(StoreError) {
-        guard state.version < version else { return }
-        var reader = journal.reader(from: state.version + 1)
+    /// Keeps a checkpoint every checkpoint interval of events folded.
+    private struct CheckpointSpacing {
+        let checkpoints: CheckpointIndex?
+        let interval: Int
         var events = 0
-        let interval = checkpoints?.interval ?? .max
-        while state.version < version {
-            let next: Commit?
-            do { next = try reader.next() } catch { throw .journal(error) }
-            guard let commit = next else {
-                throw .versionOutOfRange(requested: version, available: 0...state.version)
-            }
-            let proceed = try step(&state, commit)
-            events += commit.events.count
-            if events >= interval {
-                checkpoints?.insert(state)
-                events = 0
-            }
-            if !proceed { return }
+
+        init(_ checkpoints: CheckpointIndex?) {
+            self.checkpoints = checkpoints
+            interval = checkpoints?.interval ?? .max
+        }
+
+        mutating func didFold(_ state: borrowing StoreState, events count: Int) {
+            events += count
+            guard events >= interval else { return }
+            checkpoints?.insert(copy state)
+            events = 0
         }
     }
 

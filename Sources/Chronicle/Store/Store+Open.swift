@@ -29,13 +29,14 @@ extension Store {
         }
         var reader = journal.reader(from: state.version + 1)
         var folded = 0
-        while true {
-            let next: Commit?
-            do { next = try reader.next() } catch { throw .journal(error) }
-            guard let commit = next else { break }
-            do { try state.foldInPlace(commit) } catch { throw .rejected(error) }
-            checkpoints.didFold(state, events: commit.events.count)
-            folded += commit.events.count
+        do {
+            try state.fold(&reader) { state, commit in
+                checkpoints.didFold(copy state, events: commit.events.count)
+                folded += commit.events.count
+                return true
+            }
+        } catch {
+            throw StoreError(error)
         }
         var rebuild = folded > 0 && folded >= limits.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }

@@ -111,12 +111,7 @@ public final class Store: Sendable {
     static func fold(_ journal: Journal, upTo last: UInt64 = .max) throws(StoreError) -> StoreState {
         var state = StoreState()
         var reader = journal.reader(from: 1)
-        while state.version < last {
-            let next: Commit?
-            do { next = try reader.next() } catch { throw .journal(error) }
-            guard let commit = next else { return state }
-            do { try state.foldInPlace(commit) } catch { throw .rejected(error) }
-        }
+        do { try state.fold(&reader, through: last) } catch { throw StoreError(error) }
         return state
     }
 

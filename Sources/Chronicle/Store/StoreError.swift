@@ -12,6 +12,14 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// An operation a frozen store or object does not allow.
     case frozen(String)
 
+    /// The error a fold of the journal's commits stopped with.
+    init(_ failure: JournalFoldError) {
+        switch failure {
+        case .journal(let error): self = .journal(error)
+        case .fold(let error): self = .rejected(error)
+        }
+    }
+
     /// A readable description, for logs and test failures.
     public var description: String {
         switch self {

@@ -1,0 +1,62 @@
+/// Why folding a journal's commits stopped short.
+enum JournalFoldError: Error, Sendable {
+    /// A commit could not be read.
+    case journal(JournalError)
+    /// A commit was read but does not fold onto the state before it.
+    case fold(FoldError)
+}
+
+extension StoreState {
+    /// Folds the commits `reader` reads next into the state, one at a
+    /// time, until the state is at version `last` or the journal has no
+    /// more; `didFold` sees the state after each commit and says whether to
+    /// go on.
+    ///
+    /// The one loop that reads and folds a journal: opening a store,
+    /// rebuilding a damaged checkpoint, and folding to an old version all
+    /// go through it (or through ``walk(_:through:_:)``, its form with
+    /// change sets).
+    ///
+    /// - Complexity: O(events folded).
+    mutating func fold(_ reader: inout CommitReader, through last: UInt64 = .max,
+                       didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
+        try readCommits(&reader, through: last) { (state, commit) throws(JournalFoldError) in
+            do throws(FoldError) { try state.foldInPlace(commit) } catch { throw .fold(error) }
+            return didFold(state, commit)
+        }
+    }
+
+    /// ``fold(_:through:didFold:)`` with each commit's change set: `visit`
+    /// gets the commit, the states before and after it and what changed.
+    ///
+    /// - Complexity: O(events folded).
+    mutating func walk<Failure: Error>(
+        _ reader: inout CommitReader, through last: UInt64,
+        failure: (JournalFoldError) -> Failure,
+        _ visit: (Commit, StoreState, StoreState, ChangeSet) throws(Failure) -> Bool
+    ) throws(Failure) {
+        try readCommits(&reader, through: last, failure: failure) { (state, commit) throws(Failure) in
+            let (after, changes): (StoreState, ChangeSet)
+            do throws(FoldError) { (after, changes) = try state.applying(commit) } catch { throw failure(.fold(error)) }
+            let proceed = try visit(commit, state, after, changes)
+            state = after
+            return proceed
+        }
+    }
+
+    private mutating func readCommits(_ reader: inout CommitReader, through last: UInt64,
+                                      _ step: (inout StoreState, Commit) throws(JournalFoldError) -> Bool) throws(JournalFoldError) {
+        try readCommits(&reader, through: last, failure: { $0 }, step)
+    }
+
+    private mutating func readCommits<Failure: Error>(
+        _ reader: inout CommitReader, through last: UInt64, failure: (JournalFoldError) -> Failure,
+        _ step: (inout StoreState, Commit) throws(Failure) -> Bool
+    ) throws(Failure) {
+        while version < last {
+            let next: Commit?
+            do { next = try reader.next() } catch { throw failure(.journal(error)) }
+            guard let commit = next, try step(&self, commit) else { return }
+        }
+    }
+}
