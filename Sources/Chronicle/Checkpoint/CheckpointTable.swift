@@ -245,8 +245,7 @@ final class CheckpointTable: EncodedTable {
     /// checked reader.
     ///
     /// On the raw bytes, with no reader: stepping over an object's first
-    /// values through ``BinaryReader`` was most of reading one value
-    /// (about 300 of 440 instructions, callgrind, W6, 2026-11-23).
+    /// values through ``BinaryReader`` was most of reading one value.
     private func stepOverPlainValues(in bytes: UnsafeRawBufferPointer, before index: Int) -> (offset: Int, stepped: Int) {
         guard let base = bytes.baseAddress else { return (0, 0) }
         let end = bytes.count

@@ -4,12 +4,11 @@
 /// it (see ``EncodedBlock``).
 ///
 /// Each step yields an object's key and the block that holds it, unretained:
-/// the scan keeps the block until its next step (a retain and a release an
-/// object saved, about 40 instructions, callgrind, W6). When the
-/// table says its objects should come from the built table instead (it
-/// was built, its read budget is spent, or a block is damaged), the scan
-/// stops and says where the caller's own scan should resume, so no object
-/// is skipped or yielded twice.
+/// the scan keeps the block until its next step (a retain and a release saved
+/// per object). When the table says its objects should come from the built
+/// table instead (it was built, its read budget is spent, or a block is
+/// damaged), the scan stops and says where the caller's own scan should resume,
+/// so no object is skipped or yielded twice.
 ///
 /// - Complexity: O(1) a step, plus checking one block (about 256 objects)
 ///   every block's worth of steps.

@@ -236,8 +236,7 @@ extension Results: RandomAccessCollection {
     public struct Iterator: IteratorProtocol {
         // The parts of the results it needs, not the results: reading a
         // stored property of the generic `Results` from unspecialised code
-        // looked its type metadata up on every element (about 330
-        // instructions each, callgrind, W3).
+        // looked its type metadata up on every element.
         private let store: Store
         /// `store`, unretained (`store` keeps it alive), for the same reason
         /// as `unretainedTable`.
@@ -251,7 +250,7 @@ extension Results: RandomAccessCollection {
         private let table: TableBinding?
         /// `table`, unretained (`table` keeps it alive): binding the
         /// optional reference to a local retained and released it on every
-        /// element (about 40 instructions, callgrind, W3).
+        /// element.
         private let unretainedTable: Unmanaged<TableBinding>?
         private var evaluation = ResultsQuery<Element>.Evaluation(collectsRecords: true)
         /// The query compiled against `state`, once for the whole iteration.
@@ -351,21 +350,20 @@ extension Results: RandomAccessCollection {
         /// ``Store/handle(_:table:key:snapshot:encoded:sequence:)``), or a
         /// projection of one.
         ///
-        /// When elements may be reused and the caller let go of the last
-        /// one (nothing else can reach it or its handle:
+        /// When elements may be reused and the caller let go of the last one
+        /// (nothing else can reach it or its handle:
         /// ``_ObjectProjecting/_relocatableRoot``), its handle is moved to
-        /// `key` and the same element returned. Making and freeing a handle
-        /// was half the cost of iterating every object of a table (about
-        /// 1,000 of 2,100 instructions an object, callgrind, W6,
-        /// 2026-11-23); a projection is one more object. To the caller a
-        /// reused element is a new one that the allocator placed where the
-        /// last one was: it dropped every reference to the last one, and
-        /// the classes keep no state but the object's location.
+        /// `key` and the same element returned. Making and freeing a handle was
+        /// the largest part of iterating every object of a table; a projection
+        /// is one more object. To the caller a reused element is a new one that
+        /// the allocator placed where the last one was: it dropped every
+        /// reference to the last one, and the classes keep no state but the
+        /// object's location.
         ///
         /// The block and the reused handle are passed unretained (the scan
         /// and `lastElement` keep them), and no closure here captures
         /// `self`: one that did asked for the iterator's generic metadata
-        /// on every element (about 300 instructions, callgrind, W6).
+        /// on every element.
         private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?) -> Element {
             if reusesElements, isKnownUniquelyReferenced(&lastElement),
                let handle = elementsAreHandles ? relocatable(lastElement.unsafelyUnwrapped) : lastElement.unsafelyUnwrapped._relocatableRoot.map(Unmanaged.passUnretained) {
@@ -388,7 +386,7 @@ extension Results: RandomAccessCollection {
 
         /// `element`, a handle, if it may be moved: what
         /// ``_ObjectProjecting/_relocatableRoot`` answers, without the
-        /// protocol call (about 50 instructions an element, callgrind, W6).
+        /// protocol call per element.
         @inline(__always)
         private func relocatable(_ element: Element) -> Unmanaged<ObjectBase>? {
             let handle = Unmanaged.passUnretained(unsafeDowncast(element as AnyObject, to: ObjectBase.self))

@@ -40,9 +40,8 @@ enum EventCodec {
         }
         w.varint(commit.events.count)
         // Through the buffer: `for event in commit.events` copies each
-        // event out (retaining its payload) and destroys the copy again,
-        // about 200 instructions an event (callgrind, W1); a buffer
-        // element is passed to `encode` in place.
+        // event out (retaining its payload) and destroys the copy again;
+        // a buffer element is passed to `encode` in place.
         commit.events.withUnsafeBufferPointer { events in
             for index in events.indices { encode(events[index], into: &w) }
         }

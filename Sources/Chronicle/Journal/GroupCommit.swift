@@ -21,12 +21,11 @@ import Foundation
 /// to wake. One committer alone never waits (it expects only itself); a
 /// group that shrinks costs its members the window once, after which the
 /// expectation is the smaller count. Twice the sync, because one sync's
-/// time was often too short for eight writers on two cores to commit again
-/// (about 25 µs each), and without gathering a commit written during a sync
-/// already waits for two. Measured on this machine's disk with eight
-/// durable writers: 4 commits a sync without, 8 with; 2.2–2.9× the
-/// throughput of one writer without, 3.0–3.3× with (the benchmark's W2,
-/// medians of five rounds; see the "Performance" article).
+/// time was often too short for more writers than cores to commit again,
+/// one after another, and without gathering a commit written during a sync
+/// already waits for two. With gathering, one sync covers every durable
+/// writer instead of half of them, and many writers gain much more over
+/// one (see the "Performance" article).
 ///
 /// `@unchecked Sendable`: every `var` below is read and written only while
 /// `condition` is locked; the sync itself runs with the lock released.

@@ -97,9 +97,9 @@ final class JournalCore: Sendable {
     /// written past the reserved space, and syncs the file with it.
     ///
     /// Appending grows the file, and then each `fdatasync` must also commit
-    /// the new size (a file-system journal commit): measured on this
-    /// machine's ext4, a durable 120-byte append cost 220–245 µs at the end
-    /// of the file and 130–150 µs inside space already the file's. SQLite's
+    /// the new size (a file-system journal commit), which makes a durable
+    /// append at the end of the file markedly slower than one inside space
+    /// already the file's. SQLite's
     /// write-ahead log gets the same effect by rewriting its log in place.
     ///
     /// Readers never see the zeros: they stop at ``State/end``, and a scan
@@ -111,7 +111,7 @@ final class JournalCore: Sendable {
     /// The record goes first and the zeros after it, so one sync covers
     /// both: zero-filling the record's space too, then syncing before
     /// writing it, was a second sync and as many zeros as the record for a
-    /// large commit (11 of W1's 176 ms: inserting 100k players in one write).
+    /// large commit, such as a bulk insert in one write.
     private func reserve(_ state: inout State, after dataEnd: Int) {
         let target = dataEnd + Self.reservation
         do throws(JournalError) {

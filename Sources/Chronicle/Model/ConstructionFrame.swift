@@ -20,8 +20,7 @@ import Synchronization
 final class ConstructionFrame {
     // No dynamic exclusivity checks: a frame belongs to one thread, and no
     // access to its properties spans a call that can reach the frame again.
-    // The checks cost about 1,000 instructions per object made (callgrind,
-    // W1, 2026-11-22).
+    // The checks were a large part of the cost of each object made.
     /// The values registered since the last take, `pendingCount` of them
     /// in a buffer of `pendingCapacity`: kept by hand, not in an array, so
     /// that ``take()`` can move them into the object's storage and keep the
@@ -54,8 +53,7 @@ final class ConstructionFrame {
     /// The live handle's record, initialised only while `handleTable` is
     /// set. Behind a pointer, so that it moves in and out without being
     /// retained and released: an optional stored property was retained on
-    /// the way in and its previous value released (about 40 instructions a
-    /// handle, callgrind, W3).
+    /// the way in and its previous value released, for every handle made.
     private let handleSnapshot = UnsafeMutablePointer<ObjectRecord?>.allocate(capacity: 1)
     /// The live handle's encoded block, instead of a record (retained:
     /// the instance takes over the reference).
@@ -77,8 +75,7 @@ final class ConstructionFrame {
     /// The thread-local key, plus one (`0`: not created yet). An atomic
     /// with a constant initial value, which Swift initialises statically:
     /// the lazily initialised `static let` it replaces went through
-    /// `swift_once` on every access (about 10 instructions, six times per
-    /// handle made, callgrind, W3).
+    /// `swift_once` on every access, several times per handle made.
     private static let keyPlusOne = Atomic<UInt>(0)
 
     @inline(__always)
@@ -139,8 +136,8 @@ final class ConstructionFrame {
     static func register<Value: _PersistableProperty>(_ value: Value, primaryKey: Bool, indexed: Bool) -> Int {
         // The value itself, not an autoclosure: the wrapper asked
         // `handleOrdinal()` first, so no handle is being made and the value
-        // is kept. Called through a thunk, the closure cost about 30
-        // instructions a property (callgrind, W1).
+        // is kept. A closure would add a call through a thunk for every
+        // property of every object made.
         withCurrent { frame in frame.appendPending(value, options: PersistedOptions(isPrimaryKey: primaryKey, isIndexed: indexed)) }
     }
 
@@ -159,8 +156,8 @@ final class ConstructionFrame {
     /// value (an empty `List` is an allocation) nor box one in an existential.
     static func register<Value: _PersistableProperty>(_ value: @autoclosure () -> Value, options: PersistedOptions) -> Int {
         // Borrowed, not retained: the thread's key holds the frame for the
-        // thread's life. A retain and release here cost about 40
-        // instructions a property (callgrind, W1).
+        // thread's life. A retain and release here were paid for every
+        // property of every object made.
         withCurrent { frame in
             if frame.handleType != nil {
                 defer { frame.handleOrdinals += 1 }
@@ -178,8 +175,8 @@ final class ConstructionFrame {
         pendingCount += 1
         // Only schema discovery reads the options, and it makes its
         // prototype with `makeInternal`: recording them for every object
-        // (and clearing them on each take) cost about 400 instructions an
-        // object of four properties (callgrind, W1).
+        // (and clearing them on each take) was work on every object made,
+        // for nothing.
         if isInternal { self.options.append(options) }
         return pendingCount - 1
     }
@@ -213,9 +210,7 @@ final class ConstructionFrame {
     /// handle), skipping the work an unmanaged object needs (collecting each
     /// wrapper's initial value into an array of existentials behind a new
     /// lock): that work was most of the cost of
-    /// `object(ofType:forPrimaryKey:)` and of iterating a `Results`
-    /// (measured with callgrind: 6,260 instructions of a 4-property
-    /// object's init, 2026-11-22).
+    /// `object(ofType:forPrimaryKey:)` and of iterating a `Results`.
     static func makeHandle<T: ObjectBase>(_ type: T.Type, binding: ObjectBinding) -> T {
         let frame = unretainedCurrent
         frame._withUnsafeGuaranteedRef { frame in
@@ -237,8 +232,7 @@ final class ConstructionFrame {
     /// The location goes into the instance itself, not into an
     /// ``ObjectBinding``: one allocation and one free fewer per handle, and
     /// the table and store are not retained and released through a
-    /// binding (the binding cost about 340 instructions to make and 240 to
-    /// free, callgrind, W3, 2026-11-23).
+    /// binding.
     static func makeLiveHandle<T: ObjectBase>(_ type: T.Type, store: Store, table: TableBinding, key: ObjectKey,
                                               snapshot: consuming ObjectRecord?, encoded: EncodedBlock? = nil,
                                               sequence: UInt64) -> T {

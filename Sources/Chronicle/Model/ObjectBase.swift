@@ -41,15 +41,13 @@ open class ObjectBase: @unchecked Sendable {
 
     // The location of a live handle Chronicle made (iterating `Results`,
     // `object(ofType:forPrimaryKey:)`, links…), kept in the instance rather
-    // than in an `ObjectBinding` (which a frozen handle still gets): 32
-    // bytes more in every instance (a 4-property object is 104 bytes
-    // instead of 72), and one allocation and free fewer per handle — the
-    // binding cost about 340 instructions to make and 240 to free
-    // (callgrind, W3, 2026-11-23).
+    // than in an `ObjectBinding` (which a frozen handle still gets): the
+    // location's fields in every instance, managed or not, for one
+    // allocation and free fewer per handle, which cost far more than the
+    // space (see the "Performance" article).
     /// A live handle's store, retained by the instance (released in
     /// `deinit`); `nil` otherwise. Unmanaged because a strong reference
-    /// was retained and released around every property read (40 of a
-    /// read's instructions, callgrind, W3).
+    /// was retained and released around every property read.
     private let liveStore: Unmanaged<Store>?
     /// A live handle's table, unretained: the store keeps every binding it
     /// made for its life (`Store.madeBindings`). `nil` unless a live handle.
@@ -259,11 +257,10 @@ open class ObjectBase: @unchecked Sendable {
     /// managed object's reads see it now, and returns what it returns; `nil`
     /// when the generic read must answer (see ``currentValue(ordinal:)``).
     ///
-    /// Inlined into each primitive type's read: while the handle's
-    /// remembered record is current, `body` reads the value in place —
-    /// no copy of it returned through an optional and destroyed, an
-    /// outlined switch over its cases each way (about 35 of a read's 100
-    /// instructions, callgrind, W3). Otherwise the value comes from
+    /// Inlined into each primitive type's read: while the handle's remembered
+    /// record is current, `body` reads the value in place — no copy of it
+    /// returned through an optional and destroyed, an outlined switch over its
+    /// cases each way, a large part of the read. Otherwise the value comes from
     /// ``currentValue(ordinal:)``.
     ///
     /// - Complexity: that of ``currentValue(ordinal:)``.
@@ -278,8 +275,9 @@ open class ObjectBase: @unchecked Sendable {
                     // each property of the schema (see `IntegerComparison.accepts`).
                     return withExtendedLifetime(self) { body(liveSnapshot.unsafelyUnwrapped.unretainedStart + property) }
                 }
-                // Decoded here, not through `currentValue`: about 170
-                // instructions fewer a read (callgrind, W6, 2026-11-23).
+                // Decoded here, not through `currentValue`: the property and
+                // the publication are not looked up again, and the value is
+                // not returned out of an outlined call through an optional.
                 // Unretained: the handle keeps the block.
                 let block = Unmanaged.passUnretained(liveEncoded.unsafelyUnwrapped)
                 let key = liveKey.rawValue
@@ -320,9 +318,8 @@ open class ObjectBase: @unchecked Sendable {
     }
 
     func writeProperty<V: _PersistableProperty>(ordinal: Int, _ value: V) {
-        // Unmanaged first, checked without building a location: about 40
-        // instructions a write of a new object's property (callgrind, the
-        // seeding of W3).
+        // Unmanaged first, checked without building a location: setting a
+        // new object's properties, the common case, skips that work.
         if liveTable == nil, binding.loadUnmanaged() == nil, unmanagedStorage.setIfUnmanaged(ordinal: ordinal, value) {
             return
         }

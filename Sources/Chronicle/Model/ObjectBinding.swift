@@ -25,8 +25,8 @@ final class ObjectBinding: Sendable {
 ///
 /// A read context holding the state itself (`StoreState?`, four words) was
 /// destroyed after every property read, live ones included, by an outlined
-/// call the optimiser could not drop (about 25 of a live read's 224
-/// instructions, callgrind, W3); a `nil` reference needs no destroying.
+/// call the optimiser could not drop, a noticeable part of every read; a
+/// `nil` reference needs no destroying.
 final class FrozenState: Sendable {
     let state: StoreState
 
@@ -46,7 +46,7 @@ public struct _ReadContext {
     let property: Int
     let ordinal: Int
     // No `state`: no conversion reads it, and building and destroying one
-    // more state copy per property read cost about a third of the read.
+    // more state copy per property read was a large part of the read.
     let frozenState: FrozenState?
     /// The state a frozen object is pinned to; `nil` for a live one.
     var frozen: StoreState? { frozenState?.state }
@@ -68,8 +68,8 @@ public struct _ReadContext {
 public struct _WriteContext {
     // Unowned: a context lives only for the `_write(in:)` call it is made
     // for, while the write that made it holds both; counting references
-    // for each value written cost about 8 retains and releases an object
-    // of four properties (callgrind, W1).
+    // for each value written cost a retain and a release of each for
+    // every property of every object written.
     unowned(unsafe) let transaction: Transaction
     unowned(unsafe) let table: TableBinding
     let key: ObjectKey

@@ -110,8 +110,7 @@ extension _PrimitivePersistable {
 /// ``_PersistableProperty/_get(_:ordinal:)`` so that the conversion is
 /// compiled for that type: the generic read converted through the
 /// protocol's witness, after building a read context, and copied the
-/// stored value out and destroyed it once more (about 110 of a read's 200
-/// instructions, callgrind, W3).
+/// stored value out and destroyed it once more: most of the read's work.
 ///
 /// - Complexity: that of ``ObjectBase/withCurrentValue(ordinal:_:)``.
 @inline(__always)

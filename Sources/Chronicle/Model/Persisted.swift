@@ -28,8 +28,8 @@ public struct Persisted<Value: _PersistableProperty>: Sendable {
     // The initialisers are inlinable, so that a model class's `init` (in
     // the app's module) calls one small non-generic function per property
     // when Chronicle makes a managed handle, instead of an unspecialised
-    // generic one: about 150 instructions a property, 600 of the 1,040 of
-    // making a handle of four properties (callgrind, W3, 2026-11-23).
+    // generic one per property, which was most of the cost of making a
+    // handle.
 
     /// A property whose initial value is its type's default
     /// (`0`, `""`, `nil`, an empty collection…).

@@ -35,13 +35,12 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
 
     /// The object an instance made managed by `add` stands for.
     ///
-    /// Kept here, under the values' mutex, rather than in an
-    /// ``ObjectBinding`` of its own: every instance `add` makes managed
-    /// already has this allocation, and a binding was one more to make and
-    /// free per object added — about 600 instructions of the 10,900 an
-    /// object of `W1` cost (callgrind, 2026-11-23). The price is the mutex
-    /// on each read of such an instance, which is the rarer path: handles
-    /// from queries and look-ups keep their location in the instance.
+    /// Kept here, under the values' mutex, rather than in an ``ObjectBinding``
+    /// of its own: every instance `add` makes managed already has this
+    /// allocation, and a binding was one more to make and free per object
+    /// added. The price is the mutex on each read of such an instance, which is
+    /// the rarer path: handles from queries and look-ups keep their location in
+    /// the instance.
     struct AddedLocation {
         let table: TableBinding
         /// A managed object keeps its store alive (its table binding
@@ -70,8 +69,8 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
             #endif
             // On glibc and musl the header's zeroed mutex already is a
             // default one (`PTHREAD_MUTEX_INITIALIZER` is all zeros), and
-            // destroying it frees nothing: skipping both saves about 50
-            // instructions per unmanaged object made (callgrind, W1).
+            // destroying it frees nothing: skipping both saves two calls
+            // per unmanaged object made.
             values.moveInitialize(from: source, count: count)
         }
         return storage

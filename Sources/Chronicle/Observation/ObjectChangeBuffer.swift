@@ -6,12 +6,11 @@
 /// matter how many commits arrive. A deletion is delivered after any
 /// pending change, and ends the stream.
 ///
-/// Not generic: the committing writer calls ``deliver(_:)`` for every
-/// observer a commit wakes, and a buffer generic over the app's model type
-/// ran unspecialised there — type-metadata look-ups for its lock's closure,
-/// its continuation and its result, about 5,000 instructions of a wake-up's
-/// 8,000 (callgrind, W5, 2026-11-23). The stream wraps what the buffer
-/// hands out in its element type on the consumer's side.
+/// Not generic: the committing writer calls ``deliver(_:)`` for every observer
+/// a commit wakes, and a buffer generic over the app's model type ran
+/// unspecialised there — type-metadata look-ups for its lock's closure, its
+/// continuation and its result, most of a wake-up's cost. The stream wraps what
+/// the buffer hands out in its element type on the consumer's side.
 final class ObjectChangeBuffer: Sendable {
     /// What the consumer receives.
     enum Delivery: Sendable {

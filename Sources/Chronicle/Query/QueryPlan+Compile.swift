@@ -14,8 +14,8 @@ extension QueryPlan {
 
     /// A compiled test, wrapped. Why a struct: a closure held in an
     /// `Optional` (or any generic container) is stored at its most general
-    /// abstraction and every call goes through a reabstraction thunk —
-    /// about 100 instructions per object scanned, more than the test. A
+    /// abstraction and every call goes through a reabstraction thunk, which
+    /// costs more per object scanned than the test itself. A
     /// struct field keeps the closure's own calling convention.
     struct CompiledTest {
         let accepts: Test

@@ -137,8 +137,8 @@ final class QueryPlan {
                 // alive and unchanged (a shared trie node is never written;
                 // records streamed from a checkpoint file live for the call),
                 // so the values are read in place: a retain and a release of
-                // each record scanned were a tenth of a scan's instructions
-                // and, being atomic, more of its time.
+                // each record scanned were a noticeable part of a scan's
+                // instructions and, being atomic, more of its time.
                 let accepted = if let comparison {
                     comparison.accepts(leafRecords[record].unretainedStart)
                 } else {
@@ -161,13 +161,13 @@ final class QueryPlan {
 /// A scan whose whole test is one ``QueryPlan/IntegerComparison`` (`score
 /// < 100`, the commonest), compiled once per operator: the general scan
 /// switched on the operator, and counted and keyed every object it
-/// examined, for about 35 instructions an object; this loop takes about
-/// 15 (callgrind, W3). A stored value that is not an `.int` goes through
+/// examined; this loop only compares, and takes far fewer instructions an
+/// object. A stored value that is not an `.int` goes through
 /// the comparison's general path, so the answers are the same.
 ///
 /// Its loop repeats the general scan's on purpose: both sharing one inlined
-/// loop that took the test as a closure doubled the scan's instructions
-/// (the closure was not inlined; callgrind, W3, 2026-11-23).
+/// loop that took the test as a closure made the scan much dearer (the
+/// closure was not inlined).
 ///
 /// - Complexity: O(objects examined).
 private struct IntegerScan {

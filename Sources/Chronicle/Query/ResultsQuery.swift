@@ -81,8 +81,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
     /// evaluation every 64 elements, prepares once: preparing per resumption
     /// (resolving the plan's paths, compiling the test, sorting the filters
     /// out, and, unspecialised, instantiating a generic key path twice) was
-    /// about 34,000 instructions, some 500 an element materialised
-    /// (callgrind, W3).
+    /// a large part of the cost of each element materialised.
     ///
     /// A class: as a generic struct of this shape, a copy of it was
     /// destroyed with a different layout than it was made with in a
@@ -137,10 +136,9 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
     /// The query compiled against `state`.
     func prepare(in state: StoreState, table: TableBinding, frozen: StoreState?) -> Prepared {
         // Closures, not key paths: a key path on the generic `Query` is
-        // instantiated at run time on every use (about 9,500 instructions).
+        // instantiated at run time on every use, a costly runtime call.
         // The flags too are worked out once: each question asked of a generic
-        // array in unspecialised code looks its metadata up (about 3,800
-        // instructions a resumption in all, 60 an element, callgrind, W3).
+        // array in unspecialised code looks its metadata up.
         let nodes = filters.map { $0.node }
         let plan = QueryPlan(nodes: nodes, sortPaths: persistedSortPaths + distinct, table: table.index, state: state)
         let inexact = filters.filter { !$0.isExact }
@@ -273,8 +271,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         // A key on one of the object's own properties (no link to cross),
         // resolved once: its values come straight from the records. Through
         // a row, each value resolved the key's path again (comparing it
-        // with the plan's paths) — about 250 instructions an object
-        // (callgrind, W3 sorted by name).
+        // with the plan's paths) for every object sorted.
         let ownProperties: [Int?] = sortKeys.map { key in
             guard let steps = plan.steps(for: key.path), steps.count == 1, steps[0].target == nil else { return nil }
             return steps[0].property

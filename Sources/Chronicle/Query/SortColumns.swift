@@ -45,9 +45,9 @@ struct SortColumns {
             prefixes.reserveCapacity(strings.count)
             for string in strings {
                 // Through the contiguous UTF-8, in place, eight bytes at a
-                // time: iterating `string.utf8` byte by byte cost about 150
-                // instructions a string, and `withUTF8` on a mutable copy
-                // about 50 (callgrind, W3 sorted by name).
+                // time: iterating `string.utf8` byte by byte cost several
+                // times as much, and `withUTF8` needs a mutable copy of the
+                // string.
                 let prefix = string.utf8.withContiguousStorageIfAvailable { Self.asciiPrefix(UnsafeRawBufferPointer($0)) }
                     ?? { var string = string; return string.withUTF8 { Self.asciiPrefix(UnsafeRawBufferPointer($0)) } }()
                 guard let prefix else { return nil }
@@ -124,8 +124,8 @@ struct SortColumns {
     }
 
     /// Wrapped in a struct: closures stored directly in an array are kept
-    /// at their most general abstraction and called through a thunk (about
-    /// 60 instructions a comparison).
+    /// at their most general abstraction and called through a thunk on
+    /// every comparison.
     private struct Comparator { let compare: (Int, Int) -> ComparisonResult }
 
     /// One per key, its direction applied, made once from the key's column.
@@ -158,8 +158,8 @@ struct SortColumns {
     /// another column. Strings whose first eight bytes are equal are then
     /// ordered by the whole string, run by run.
     ///
-    /// Ordering 10k matches by name went from 11.5 to about 2 million
-    /// instructions (callgrind, W3 sorted by name, 2026-11-23).
+    /// No comparisons: over random strings each one is a branch the
+    /// processor cannot predict (see `RadixSort`).
     ///
     /// - Complexity: O(*n*), plus a comparison sort of each run of rows
     ///   whose strings share their first eight bytes.
@@ -198,8 +198,7 @@ struct SortColumns {
     /// - Complexity: O(*n* log *n*) comparisons, each O(*k*).
     func sortedRows() -> [Int] {
         // One key over ASCII strings or integers: the comparison inline in
-        // the sort, with no closure call (about 140 → 40 instructions a
-        // comparison, callgrind, W3 sorted by name).
+        // the sort, with no closure call per comparison.
         if let (column, ascending) = single {
             if count >= Self.radixMinimum, let rows = Self.radixSortedRows(column, ascending: ascending) { return rows }
             var rows = Array(0..<count)

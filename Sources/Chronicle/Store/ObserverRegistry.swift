@@ -90,12 +90,11 @@ final class ObserverRegistry: Sendable {
     var count: Int { index.withLock { $0.entries.count } }
 
     /// Like ``dispatch(_:old:new:)``, building the change set only if a
-    /// registered observer may care about a commit with `footprint`. With
-    /// none, building it (a set of every inserted key) was about 380
-    /// instructions per object a write inserted (callgrind, W1); with 1,000
-    /// observers of `score`, a commit that set only `name` built its change
-    /// set and matched the object's observer for nothing (about 7,000
-    /// instructions, W5). An observer registering meanwhile is matched as
+    /// registered observer may care about a commit with `footprint`. With none,
+    /// building it (a set of every inserted key) was work per object a write
+    /// inserted, for no one; with many observers of one property, a commit that
+    /// set only another property built its change set and matched the object's
+    /// observers for nothing. An observer registering meanwhile is matched as
     /// it would be by ``dispatch(_:old:new:)``: it registers against the
     /// published state, so this commit is not new to it.
     ///
@@ -130,9 +129,9 @@ final class ObserverRegistry: Sendable {
         let matched: [any StoreObserver] = index.withLock { index in
             guard !index.entries.isEmpty else { return [] }
             // Arrays, not sets: a commit touches few objects and tables, and
-            // two sets per commit (allocated, hashed into, freed) were most
-            // of the matching's cost (callgrind, W5, 2026-11-23). An
-            // observer found twice is deduplicated below.
+            // two sets per commit (allocated, hashed into, freed) were most of
+            // the matching's cost. An observer found twice is deduplicated
+            // below.
             var ids: [ObjectIdentifier] = []
             var tables: [Int] = []
             func touch(_ table: Int) { if !tables.contains(table) { tables.append(table) } }

@@ -42,14 +42,15 @@ public final class Store: Sendable {
     /// Per table, the lowest object key no write of this process handed out
     /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
     let keyHighWater = Locked<[Int: Int64]>([:])
-    /// The objects an `add` bound an instance to in a write that then
-    /// rolled back, until a write adds the instance again: such an instance
-    /// is created anew at its key by the next `add`. Kept here rather than
-    /// in the instances, so that a write need not hold every instance it
-    /// adds until it ends (to mark them if it rolls back): one the caller
-    /// lets go of is freed at once, while its memory is still in the cache
-    /// (about 14% of W1's time). Grows only with adds that rolled back and
-    /// were not retried, by one table-and-key entry each.
+    /// The objects an `add` bound an instance to in a write that then rolled
+    /// back, until a write adds the instance again: such an instance is created
+    /// anew at its key by the next `add`. Kept here rather than in the
+    /// instances, so that a write need not hold every instance it adds until it
+    /// ends (to mark them if it rolls back): one the caller lets go of is freed
+    /// at once, while its memory is still in the cache, instead of every
+    /// instance together, cold, at the end of a large write. Grows only with
+    /// adds that rolled back and were not retried, by one table-and-key entry
+    /// each.
     let rolledBackAdds = Locked<Set<TableKey>>([])
     let observers = ObserverRegistry()
     /// Folded states kept to reach old versions quickly (see Checkpoint/).
@@ -234,7 +235,7 @@ public final class Store: Sendable {
     func tableBinding(for type: ObjectBase.Type, in state: StoreState) -> TableBinding? {
         // The store's own cache first: the class's metadata is then the
         // binding's, and the process-wide metadata cache (a second lock and
-        // dictionary look-up, about 265 instructions) is not asked.
+        // dictionary look-up on every call) is not asked.
         let id = ObjectIdentifier(type)
         if let cached = bindings.withLock({ $0[id] }), Self.isCurrent(cached, in: state) { return cached }
         return tableBinding(for: ClassMetadata.known(type), in: state)

@@ -13,8 +13,8 @@ final class Transaction: @unchecked Sendable {
     // No dynamic exclusivity checks on the mutable state below: only that
     // one thread touches it, and no method keeps an access open across a
     // call that can re-enter the transaction (`add` converts values into
-    // locals before it recurses through links). The checks cost about 2,600
-    // instructions per object added (callgrind, W1, 2026-11-22).
+    // locals before it recurses through links). The checks were a large
+    // part of the cost of each object added.
     let store: Store
     @exclusivity(unchecked) private(set) var state: StoreState
     @exclusivity(unchecked) private(set) var events: [Event] = []
@@ -209,8 +209,8 @@ final class Transaction: @unchecked Sendable {
             // lock, without copying them out first. Each value lands at its
             // ordinal, appended into one exact allocation: starting from the
             // template's defaults copied them (with their references) and
-            // then copied the shared array again on the first write (about
-            // 600 instructions an object, callgrind, W1).
+            // then copied the shared array again on the first write: two
+            // copies of every value of every object added.
             let persisted = storage.withLockedHeader { added, values in
                 if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key) }
                 var persisted: [PersistedValue] = []
@@ -259,9 +259,9 @@ final class Transaction: @unchecked Sendable {
     ///
     /// Moved out for the call and back after, bit for bit: a method called
     /// on an existential read from memory runs on a copy (retaining what it
-    /// holds), destroyed after — about 100 instructions a value (callgrind,
-    /// W1). The caller holds the values' lock, and converting a value
-    /// without links cannot reach this object's values.
+    /// holds), destroyed after, for every value converted. The caller holds
+    /// the values' lock, and converting a value without links cannot reach
+    /// this object's values.
     @inline(__always)
     private static func converted(_ value: UnsafeMutablePointer<any _PersistableProperty>, in context: _WriteContext) -> PersistedValue {
         let moved = value.move()

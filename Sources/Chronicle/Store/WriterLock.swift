@@ -12,17 +12,16 @@ import Synchronization
 /// loses, waits again at the front of the queue. Handing the lock over
 /// left it held by a thread that was not running yet, so with many
 /// writers every commit also waited for a thread to be scheduled (a lock
-/// convoy): 10k commits from eight threads that do not sync took a median
-/// of 220 ms with hand-over and 165 ms without (the benchmark's W2b,
-/// alternating runs, 2026-11-23).
+/// convoy): writers that do not sync commit markedly faster without
+/// hand-over (see the "Performance" article).
 ///
 /// No waiter starves: the oldest is always the one woken, a waiter that
 /// loses keeps its place, and one that has waited longer than
 /// ``State/handOverAfter`` is handed the lock at the next release, as
-/// before. (Handing over after two losses, or after 1 ms, gave part of the
-/// convoy back: with eight writers on two cores a woken waiter often loses
-/// and waits that long. At 10 ms, eight writers commit as fast as with no
-/// hand-over at all, in alternating runs.)
+/// before. (Handing over sooner, after two losses or a much shorter wait,
+/// gave part of the convoy back: with more writers than cores a woken
+/// waiter often loses and waits that long. With ``State/handOverAfter``,
+/// writers commit as fast as with no hand-over at all.)
 final class WriterLock: Sendable {
     /// How a waiter is woken.
     enum Wake {

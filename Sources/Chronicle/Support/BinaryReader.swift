@@ -31,8 +31,8 @@ struct BinaryReader {
     func fail(_ reason: String) -> Malformed { Malformed(offset: offset, reason: reason) }
 
     // Failures are built out of line, so that the reads themselves stay
-    // small, and a one-byte varint is read without a call (together about
-    // 3% of iterating a checkpointed table, callgrind, W6, 2026-11-23).
+    // small, and a one-byte varint is read without a call: both are on the
+    // path of every value an iteration of a checkpointed table decodes.
 
     /// The input ended before a value did.
     @inline(never)
@@ -59,8 +59,8 @@ struct BinaryReader {
     @inline(never)
     private mutating func longVarint() throws(Malformed) -> UInt64 {
         // With ten bytes left, no bounds check a byte: a loop of constant
-        // length, unrolled (about 20 instructions for a three-byte varint,
-        // against 55).
+        // length, unrolled, which takes far fewer instructions than the
+        // checked loop.
         if buffer.count - offset >= 10, let base = buffer.baseAddress {
             let start = base + offset
             var result: UInt64 = 0
@@ -159,13 +159,13 @@ struct BinaryReader {
     /// `bytes` as a string if they are valid UTF-8.
     ///
     /// `String(validating:as:)` runs unspecialised here (a generic-metadata
-    /// lookup per call, 3–4× the cost of the copy), and the fold decodes a
-    /// string per property. `String(decoding:as:)` is the fast path but
-    /// repairs bad bytes instead of failing, so a repaired result — which
+    /// lookup per call, several times the cost of the copy), and the fold
+    /// decodes a string per property. `String(decoding:as:)` is the fast path
+    /// but repairs bad bytes instead of failing, so a repaired result — which
     /// no longer has the input's bytes — tells that the input was invalid.
     static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
         // ASCII, the common case, is valid UTF-8 as it is: no need to
-        // compare the decoded copy (a third of a short string's cost).
+        // compare the decoded copy (a large part of a short string's cost).
         if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }
         let value = String(decoding: bytes, as: UTF8.self)
         var same = false

@@ -10,8 +10,7 @@ import Foundation
 /// The buffer keeps zero-filled slack past the bytes written, and each field
 /// is stored through one pointer into it: appending to an array a byte at a
 /// time checked capacity and uniqueness per byte, and was most of the cost
-/// of encoding a commit (about 1,700 instructions an added object, callgrind,
-/// W1). Each write is O(its size), amortised.
+/// of encoding a commit. Each write is O(its size), amortised.
 struct BinaryWriter {
     /// The bytes written, then slack (`storage.count >= count`).
     private var storage: [UInt8]
@@ -175,8 +174,8 @@ struct BinaryWriter {
     /// `tag` (if not `nil`), then the string's varint length and UTF-8.
     mutating func taggedString(_ tag: UInt8?, _ value: String) {
         // Read in place where the UTF-8 is contiguous (native strings, small
-        // ones included): `withUTF8` on a copy cost about 50 instructions
-        // more a short string (callgrind, W1).
+        // ones included): `withUTF8` needs a mutable copy of the string,
+        // one more per string written.
         let done: Void? = value.utf8.withContiguousStorageIfAvailable { lengthPrefixed(tag, UnsafeRawBufferPointer($0)) }
         if done == nil {
             var value = value

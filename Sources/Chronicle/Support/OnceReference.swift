@@ -3,11 +3,10 @@ import Synchronization
 /// A reference that is set at most once, atomically, and then read without
 /// locking: the role of `Synchronization.AtomicLazyReference`, specialised.
 ///
-/// Why not `AtomicLazyReference`: its `load()` is not inlinable, so every
-/// call goes through the standard library's generic entry point and asks
-/// the runtime for `Unmanaged<Instance>` and `Optional` metadata — about 500
-/// instructions of every managed property read (measured with callgrind,
-/// 2026-11-22). This type is compiled in the module with its `Instance`
+/// Why not `AtomicLazyReference`: its `load()` is not inlinable, so every call
+/// goes through the standard library's generic entry point and asks the runtime
+/// for `Unmanaged<Instance>` and `Optional` metadata — on every managed
+/// property read. This type is compiled in the module with its `Instance`
 /// known, so `load()` is one acquiring atomic load.
 ///
 /// The reference is retained once when stored and released on `deinit`.

@@ -3,9 +3,9 @@
 ///
 /// A sort by one integer or ASCII-string column (``SortColumns``) maps each
 /// row's value to a key whose unsigned order is the column's order; this
-/// orders the rows by those keys in O(*n*). A comparison sort of 10k
-/// names took about 130k comparisons, each a branch the processor cannot
-/// predict (random names): most of a sorted query's time.
+/// orders the rows by those keys in O(*n*). A comparison sort makes
+/// O(*n* log *n*) comparisons, each, over random names, a branch the
+/// processor cannot predict: most of a sorted query's time.
 enum RadixSort {
     /// The rows `0..<keys.count` in ascending order of `keys[row]`; rows
     /// with equal keys in ascending row order.

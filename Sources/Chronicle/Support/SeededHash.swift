@@ -1,10 +1,9 @@
 import Synchronization
 
-/// A fast 64-bit hash for Chronicle's own hash tables — the persistent
-/// hash trie of the secondary and primary-key indexes, the grouping of a
-/// checkpoint's indexed values — where `Hasher`'s SipHash cost more than
-/// the rest of the look-up (about 350 instructions to index a new object's
-/// short string, callgrind, W1).
+/// A fast 64-bit hash for Chronicle's own hash tables — the persistent hash
+/// trie of the secondary and primary-key indexes, the grouping of a
+/// checkpoint's indexed values — where `Hasher`'s SipHash cost more than the
+/// rest of the look-up (indexing a new object's short string).
 ///
 /// Seeded per process, as `Hasher` is, so that data written by someone
 /// else cannot be made to collide on purpose.
@@ -19,8 +18,7 @@ enum SeededHash {
 
     /// The seed once made, `0` before. An atomic with a constant initial
     /// value, not a lazily initialised `static let`, which went through
-    /// `swift_once` on every hash (about 10 of a short string's 130
-    /// instructions, callgrind, W1).
+    /// `swift_once` on every hash.
     private static let storedSeed = Atomic<UInt64>(0)
 
     /// Makes the seed; threads that race agree on the first one stored.

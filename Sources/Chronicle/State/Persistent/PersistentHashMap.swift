@@ -139,8 +139,8 @@ struct PersistentHashMap<Key: TrieHashable, Value> {
     mutating func modifyValue(forKey key: Key, default defaultValue: () -> Value, _ body: (inout Value) -> Void) {
         // One hash and one walk for the look-up, the insertion and the edit:
         // hashing a string key was most of the cost of indexing a new
-        // object, and a walk to find the key, then one to edit it, cost a
-        // fifth of it again (callgrind, W1).
+        // object, and a walk to find the key, then one to edit it, added a
+        // good part of that again.
         let hash = Self.hash(key)
         guard root != nil else {
             var value = defaultValue()

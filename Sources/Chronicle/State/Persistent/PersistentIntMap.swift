@@ -65,8 +65,8 @@ struct PersistentIntMap<Value> {
             // maps have no largest key (−1), and the root covers it.
             guard key >= 0, key <= largest else { return nil }
             // Unowned: the map holds every node on the path for the whole
-            // walk, and counting references on the way down was a third of
-            // a lookup's cost.
+            // walk, and counting references on the way down was a large
+            // part of a lookup's cost.
             unowned(unsafe) var node = root.unsafelyUnwrapped
             var shift = self.shift
             let bits = UInt64(key)
