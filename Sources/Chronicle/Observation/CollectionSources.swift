@@ -141,7 +141,7 @@ extension List {
     public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<List<Element>> {
         let owner = CollectionSources.requireLive(owner, "List")
         let properties = try CollectionSources.elementProperties(keyPaths, Element.self)
-        let source = CollectionSources.ownedCollection(owner, elementType: Element.self as? ObjectBase.Type, properties: properties)
+        let source = CollectionSources.ownedCollection(owner, elementType: Element._valueKind.objectType, properties: properties)
         return CollectionChanges.make(store: owner.store, collection: self, source: source)
     }
 }
@@ -154,7 +154,7 @@ extension MutableSet {
     public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<MutableSet<Element>> {
         let owner = CollectionSources.requireLive(owner, "MutableSet")
         let properties = try CollectionSources.elementProperties(keyPaths, Element.self)
-        let source = CollectionSources.ownedCollection(owner, elementType: Element.self as? ObjectBase.Type, properties: properties)
+        let source = CollectionSources.ownedCollection(owner, elementType: Element._valueKind.objectType, properties: properties)
         return CollectionChanges.make(store: owner.store, collection: self, source: source)
     }
 }

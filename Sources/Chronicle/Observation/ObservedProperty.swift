@@ -78,7 +78,8 @@ enum ObservedProperties {
     /// The names of typed key paths rooted at a collection's element type.
     static func names<Root>(of keyPaths: [PartialKeyPath<Root>]) -> [String] {
         guard !keyPaths.isEmpty else { return [] }
-        guard let type = Root.self as? any _ObjectProjecting.Type else {
+        let root: Any.Type = (Root.self as? any OptionalObjectRoot.Type)?.wrappedObjectType ?? Root.self
+        guard let type = root as? any _ObjectProjecting.Type else {
             preconditionFailure("Chronicle: \(Root.self) values have no properties to observe; observe the collection without key paths")
         }
         return keyPaths.flatMap { names(of: $0, for: type) }
