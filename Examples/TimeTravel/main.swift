@@ -40,7 +40,8 @@ print("members then: \(past.objects(Member.self).map(\.name).sorted())\n")
 
 // 2. Who changed the title, and when?
 for entry in try store.history(of: task, keyPath: \.title) {
-    print("title, version \(entry.version) [\(entry.label ?? "")]: \(entry.oldValue?.description ?? "(created)") → \(entry.newValue?.description ?? "(deleted)")")
+    // Typed: the key path says String, so the values are Strings.
+    print("title, version \(entry.version) [\(entry.label ?? "")]: \(entry.oldValue.map { "\"\($0)\"" } ?? "(created)") → \(entry.newValue.map { "\"\($0)\"" } ?? "(deleted)")")
 }
 print()
 

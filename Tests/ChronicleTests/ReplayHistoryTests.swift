@@ -126,16 +126,20 @@ struct ReplayHistoryTests {
         let names = try store.history(of: person, keyPath: \.firstName)
         #expect(names.map(\.version) == [1, 2, 6])
         #expect(names.map(\.label) == ["hire", "rename", "fire"])
-        #expect(names[0].oldValue == nil && names[0].newValue == .string("Jason"))
-        #expect(names[1].oldValue == .string("Jason") && names[1].newValue == .string("David"))
-        #expect(names[2].oldValue == .string("David") && names[2].newValue == nil)
+        // A typed key path gives typed values (issue 27).
+        #expect(names[0].oldValue == nil && names[0].newValue == "Jason")
+        #expect(names[1].oldValue == "Jason" && names[1].newValue == "David")
+        #expect(names[2].oldValue == "David" && names[2].newValue == nil)
         #expect(names[1].timestamp == Date(timeIntervalSince1970: 1_767_225_602))
+        // The untyped form keeps the stored values.
+        let untyped = try store.history(of: person, keyPath: \Person.firstName as PartialKeyPath<Person>)
+        #expect(untyped.map(\.newValue) == [.string("Jason"), .string("David"), nil])
 
         let cities = try store.history(of: person, keyPath: \.address?.city)
         #expect(cities.map(\.version) == [1, 3, 5, 6])
         #expect(cities.map(\.property) == ["address.city", "address.city", "address.city", "address.city"])
-        #expect(cities[1].oldValue == .null && cities[1].newValue == .string("Oslo"))
-        #expect(cities[2].newValue == .string("Rome"))
+        #expect(cities[1].oldValue == .some(nil) && cities[1].newValue == "Oslo")
+        #expect(cities[2].newValue == "Rome")
 
         let all = try store.history(of: person)
         #expect(all.map(\.version) == [1, 2, 3, 4, 5, 6].filter { $0 != 5 })  // v5 changed the address object, not the person

@@ -4,7 +4,17 @@ import Synchronization
 /// `@Persisted var scores: Map<String, Int>`.
 ///
 /// Entries are kept sorted by key. A managed map is live and changes only
-/// inside a write; each change is a map event in the journal.
+/// inside a write; each change is a map event in the journal. A map is a
+/// `RandomAccessCollection` (and a ``LiveCollection``) of
+/// `(key: String, value: Value)` pairs in key order:
+///
+/// ```swift
+/// for (name, score) in player.scores { print(name, score) }
+/// ```
+///
+/// Values may be optional (`Map<String, Int?>`); in a map of optional
+/// objects (`Map<String, Dog?>`, as the Realm SDK requires), deleting a
+/// value's object leaves its key, with `nil` for the value.
 public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Sendable {
     // Safety: as for List — immutable references when managed, a mutex when not.
     let owner: CollectionOwner?
@@ -21,29 +31,44 @@ public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Senda
         unmanaged = Locked([:])
     }
 
+    /// An unmanaged map holding `entries`.
+    init(unmanaged entries: [(key: String, value: Value)]) {
+        owner = nil
+        unmanaged = Locked(Dictionary(entries, uniquingKeysWith: { $1 }))
+    }
+
     /// Whether the map belongs to a store.
     public var isManaged: Bool { owner != nil }
+    /// Whether the map is pinned to one version and never changes.
+    public var isFrozen: Bool { owner?.frozen != nil }
 
-    private var entries: [(key: String, value: Value?)] {
+    /// The entries, sorted by key, read once from one state. An entry
+    /// whose value does not read as `Value` — in a `Map<String, Dog>`, one
+    /// whose dog was deleted, which the store keeps as a null value — is
+    /// left out; declare `Map<String, Dog?>` to see it as `nil`.
+    var snapshot: [(key: String, value: Value)] {
         guard let owner else {
-            return unmanaged.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, Optional($0.value)) }
+            return unmanaged.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         }
         let state = owner.state()
         let context = owner.readContext(state)
         guard case .map(let stored)? = owner.value(in: state) else { return [] }
-        return stored.map { ($0.key, Value._fromPersisted($0.value, in: context)) }
+        return stored.compactMap { entry in Value._fromPersisted(entry.value, in: context).map { (entry.key, $0) } }
     }
 
     /// The number of entries.
-    public var count: Int { entries.count }
+    public var count: Int { snapshot.count }
     /// The keys, sorted.
-    public var keys: [String] { entries.map(\.key) }
-    /// The values, in key order (`nil` where a linked object was deleted).
-    public var values: [Value?] { entries.map(\.value) }
+    public var keys: [String] { snapshot.map(\.key) }
+    /// The values, in key order.
+    public var values: [Value] { snapshot.map(\.value) }
 
     /// The value for `key`; setting `nil` removes the entry (inside a write).
     public subscript(key: Key) -> Value? {
-        get { entries.first { $0.key == key._mapKey }?.value ?? nil }
+        get {
+            let key = key._mapKey
+            return snapshot.first { $0.key == key }?.value
+        }
         set {
             if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
         }
@@ -94,7 +119,7 @@ extension Map: _PersistableProperty {
         Map(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
     }
     public func _write(in context: _WriteContext) -> PersistedValue {
-        .map(entries.compactMap { entry in entry.value.map { MapEntry(key: entry.key, value: $0._toPersisted(in: context)) } })
+        .map(snapshot.map { MapEntry(key: $0.key, value: $0.value._toPersisted(in: context)) })
     }
     public static func _makeDefault() -> Map<Key, Value> { Map() }
     public static func _recordingValue(_ recording: _Recording) -> Map<Key, Value>? { nil }

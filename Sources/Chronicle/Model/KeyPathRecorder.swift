@@ -60,11 +60,16 @@ enum KeyPathMapping {
         // Key paths on a model class apply to a recording instance of it; key
         // paths on a projection apply to a projection of one, so a projected
         // property maps back to the base properties it reads.
-        guard let rootType = type(of: keyPath).rootType as? any _ObjectProjecting.Type else {
+        let recorder = KeyPathRecorder()
+        let root: Any
+        if let rootType = type(of: keyPath).rootType as? any _ObjectProjecting.Type {
+            root = rootType._project(makeRecordingInstance(rootType._rootType, recorder: recorder, prefix: []))
+        } else if let optional = type(of: keyPath).rootType as? any OptionalObjectRoot.Type {
+            // `\Dog?.?.name`, the key paths of a `Map<String, Dog?>`'s values.
+            root = optional.wrapping(makeRecordingInstance(optional.wrappedObjectType, recorder: recorder, prefix: []))
+        } else {
             throw UnpersistedKeyPathError(keyPath: "\(keyPath)")
         }
-        let recorder = KeyPathRecorder()
-        let root = rootType._project(makeRecordingInstance(rootType._rootType, recorder: recorder, prefix: []))
         let value = root[keyPath: keyPath]
         let paths = recorder.paths
         guard let deepest = paths.last else { throw UnpersistedKeyPathError(keyPath: "\(keyPath)") }
@@ -89,6 +94,18 @@ enum KeyPathMapping {
         guard let probe else { return value is Bool || value is any PersistableEnum }
         return (value as? AnyHashable) == AnyHashable(probe)
     }
+}
+
+/// An optional object type, as the root of a key path into a collection of
+/// optional objects.
+protocol OptionalObjectRoot {
+    static var wrappedObjectType: ObjectBase.Type { get }
+    static func wrapping(_ object: ObjectBase) -> Any
+}
+
+extension Optional: OptionalObjectRoot where Wrapped: ObjectBase {
+    static var wrappedObjectType: ObjectBase.Type { Wrapped.self }
+    static func wrapping(_ object: ObjectBase) -> Any { Optional(object as! Wrapped) as Any }
 }
 
 /// Collections handed out by recording instances.

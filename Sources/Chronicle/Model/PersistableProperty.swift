@@ -28,6 +28,9 @@ public protocol _PersistableProperty: Sendable {
     /// app's module, calls a conversion compiled for the property's own
     /// type (see ``ObjectBase/currentValue(ordinal:)``).
     static func _get(_ object: ObjectBase, ordinal: Int) -> Self
+    /// An unmanaged copy, for ``ObjectBase/init(value:)``: a collection
+    /// copies its elements into a new unmanaged collection.
+    func _unmanagedCopy(_ copier: _ObjectCopier) -> Self
 }
 
 extension _PersistableProperty {
@@ -51,6 +54,9 @@ public protocol _PersistableValue: Sendable {
     func _toPersisted(in context: _WriteContext) -> PersistedValue
     /// What a key-path recording instance returns for this element type.
     static func _recordingElement(_ recording: _Recording) -> Self?
+    /// The element a copy holds: itself, or for an object, its copy when
+    /// the copier copies it (see ``ObjectBase/init(value:)``).
+    func _copyElement(_ copier: _ObjectCopier) -> Self
 }
 
 /// How a Swift type maps to the schema. Implementation detail.

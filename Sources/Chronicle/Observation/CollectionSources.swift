@@ -87,9 +87,11 @@ enum CollectionSources {
         return owner
     }
 
-    static func elementProperties(_ keyPaths: [String], _ type: Any.Type) throws(ObservationError) -> [ObservedProperty] {
-        guard let objectType = type as? ObjectBase.Type else {
-            guard keyPaths.isEmpty else { throw .unknownKeyPath(keyPaths[0], type: "\(type)") }
+    /// The observed properties of a collection's elements of type
+    /// `Element` (an object type, or an optional one).
+    static func elementProperties<Element: _PersistableValue>(_ keyPaths: [String], _: Element.Type) throws(ObservationError) -> [ObservedProperty] {
+        guard let objectType = Element._valueKind.objectType else {
+            guard keyPaths.isEmpty else { throw .unknownKeyPath(keyPaths[0], type: "\(Element.self)") }
             return []
         }
         return try ObservedProperties.resolve(keyPaths, for: objectType)
@@ -100,18 +102,10 @@ extension Results {
     /// A stream of this query's changes: `.initial(results)`, then
     /// `.update(results, deletions:insertions:modifications:)` for each batch
     /// of commits. An object that starts or stops matching is an insertion
-    /// or a deletion. See ``CollectionChanges`` for the semantics.
+    /// or a deletion. Key paths are property names (`"dogs.name"`) of the
+    /// elements; see ``CollectionChanges`` for the semantics.
     ///
     /// - Precondition: the results are not frozen.
-    public func changes(keyPaths: [PartialKeyPath<Element>] = []) -> CollectionChanges<Results<Element>> {
-        let names = keyPaths.map { ObservedProperties.name(of: $0, for: Element.self) }
-        do { return try changes(keyPaths: names) } catch {
-            preconditionFailure("Chronicle: \(error)")
-        }
-    }
-
-    /// The same, with key paths given as property names (`"dogs.name"`).
-    ///
     /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
     public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<Results<Element>> {
         precondition(frozen == nil, "Chronicle: frozen Results never change and cannot be observed; observe thaw()")
@@ -144,10 +138,10 @@ extension List {
     /// name properties of the elements (for lists of objects).
     ///
     /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
-    public func changes(keyPaths: [String] = []) throws(ObservationError) -> CollectionChanges<List<Element>> {
+    public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<List<Element>> {
         let owner = CollectionSources.requireLive(owner, "List")
         let properties = try CollectionSources.elementProperties(keyPaths, Element.self)
-        let source = CollectionSources.ownedCollection(owner, elementType: Element.self as? ObjectBase.Type, properties: properties)
+        let source = CollectionSources.ownedCollection(owner, elementType: Element._valueKind.objectType, properties: properties)
         return CollectionChanges.make(store: owner.store, collection: self, source: source)
     }
 }
@@ -157,30 +151,48 @@ extension MutableSet {
     /// ``CollectionChanges``.
     ///
     /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
-    public func changes(keyPaths: [String] = []) throws(ObservationError) -> CollectionChanges<MutableSet<Element>> {
+    public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<MutableSet<Element>> {
         let owner = CollectionSources.requireLive(owner, "MutableSet")
         let properties = try CollectionSources.elementProperties(keyPaths, Element.self)
-        let source = CollectionSources.ownedCollection(owner, elementType: Element.self as? ObjectBase.Type, properties: properties)
+        let source = CollectionSources.ownedCollection(owner, elementType: Element._valueKind.objectType, properties: properties)
         return CollectionChanges.make(store: owner.store, collection: self, source: source)
     }
 }
 
 extension Map {
-    /// A stream of this map's changes, with indexes into its sorted keys: a
-    /// new key is an insertion, a removed key a deletion, a new value for a
-    /// key a modification. See ``CollectionChanges``.
-    public func changes() -> CollectionChanges<Map<Key, Value>> {
+    /// A stream of this map's changes, with indexes in key order (the
+    /// order the map iterates in): a new key is an insertion, a removed key
+    /// a deletion, a new value for a key a modification. For a map of
+    /// objects, key paths name properties of the values (`"name"`), and a
+    /// change to one of them on a value is a modification too; without key
+    /// paths, any of the value's own properties. See ``CollectionChanges``.
+    ///
+    /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
+    public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<Map<Key, Value>> {
         let owner = CollectionSources.requireLive(owner, "Map")
+        let properties = try CollectionSources.elementProperties(keyPaths, Value.self)
+        let valueType = Value._valueKind.objectType
         @Sendable func entries(_ state: StoreState) -> [MapEntry] {
             if case .map(let entries)? = owner.value(in: state) { return entries }
             return []
         }
         let source = CollectionSource(
             elements: { state in entries(state).map { .string($0.key) } },
-            interest: { _ in ObserverInterest(objects: [TableKey(table: owner.table.index, key: owner.key)]) },
-            modified: { _, old, new in
+            interest: { state in
+                var interest = ObserverInterest(objects: [TableKey(table: owner.table.index, key: owner.key)])
+                if let valueType { interest.tables = CollectionSources.tables(reachableFrom: valueType, in: state) }
+                return interest
+            },
+            modified: { changes, old, new in
                 let before = Dictionary(entries(old).map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
-                return Set(entries(new).filter { entry in before[entry.key].map { $0 != entry.value } ?? false }.map { .string($0.key) })
+                let current = entries(new)
+                var modified = Set(current.filter { entry in before[entry.key].map { $0 != entry.value } ?? false }.map { PersistedValue.string($0.key) })
+                guard let valueType else { return modified }
+                let table = new.tableIndex(named: ClassMetadata.known(valueType).name)
+                let touched = CollectionSources.modifiedElements(Set(current.map(\.value)), table: table, properties: properties,
+                                                                 changes: changes, old: old, new: new)
+                for entry in current where touched.contains(entry.value) { modified.insert(.string(entry.key)) }
+                return modified
             })
         return CollectionChanges.make(store: owner.store, collection: self, source: source)
     }
@@ -191,7 +203,7 @@ extension LinkingObjects {
     /// ``CollectionChanges``. Key paths name properties of `Element`.
     ///
     /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
-    public func changes(keyPaths: [String] = []) throws(ObservationError) -> CollectionChanges<LinkingObjects<Element>> {
+    public func changes(keyPaths: [String]) throws(ObservationError) -> CollectionChanges<LinkingObjects<Element>> {
         guard let target else {
             preconditionFailure("Chronicle: only managed LinkingObjects can be observed")
         }
@@ -214,6 +226,14 @@ extension LinkingObjects {
 }
 
 extension ProjectedCollection {
+    /// Calls `block` with each change to this mapped collection, on `actor`
+    /// (by default the caller's), as `observe(keyPaths:on:_:)` does on
+    /// ``Results``; see ``changes()``.
+    public func observe(on actor: isolated (any Actor)? = #isolation,
+                        _ block: @escaping (CollectionChange<ProjectedCollection<Element>>) -> Void) -> NotificationToken {
+        .delivering(changes(), on: actor, to: block)
+    }
+
     /// A stream of this mapped collection's changes. An element is modified
     /// when the mapped property of the underlying object changes.
     public func changes() -> CollectionChanges<ProjectedCollection<Element>> {

@@ -74,13 +74,17 @@ final class ObservationSubscription<Observer: StoreObserver>: Sendable {
 extension _ObjectProjecting {
     /// A stream of this object's changes, filtered by key paths.
     ///
-    /// For a projection, the key paths name projected properties; a change
-    /// to a base property reports only the projected properties that depend
-    /// on it. See ``ObjectChanges`` for buffering and termination.
+    /// A key path to a computed property observes the persisted properties
+    /// it reads (`\.fullName` over `firstName` and `lastName` reports a
+    /// change of either, by its persisted name). For a projection, the key
+    /// paths name projected properties; a change to a base property reports
+    /// only the projected properties that depend on it. See
+    /// ``ObjectChanges`` for buffering and termination.
     ///
-    /// - Precondition: the object is managed and not frozen.
+    /// - Precondition: the object is managed and not frozen; each key path
+    ///   reads at least one persisted property.
     public func changes(keyPaths: [PartialKeyPath<Self>] = []) -> ObjectChanges<Self> {
-        let names = keyPaths.map { ObservedProperties.name(of: $0, for: Self.self) }
+        let names = keyPaths.flatMap { ObservedProperties.names(of: $0, for: Self.self) }
         do { return try changes(keyPaths: names) } catch {
             preconditionFailure("Chronicle: \(error)")
         }
@@ -108,22 +112,5 @@ extension _ObjectProjecting {
             buffer.cancel()
         }
         return ObjectChanges(subscription: subscription)
-    }
-
-    /// Calls `block` with each change to this object, for parity with the
-    /// Realm SDK; built on ``changes(keyPaths:)-([String])``. Keep the token:
-    /// observation stops when it is invalidated or deallocated.
-    ///
-    /// The block runs on a task of its own, in commit order.
-    ///
-    /// - Precondition: every name in `keyPaths` is a persisted (or projected) property.
-    public func observe(keyPaths: [String] = [], _ block: @escaping @Sendable (ObjectChange<Self>) -> Void) -> NotificationToken {
-        let stream: ObjectChanges<Self>
-        do { stream = try changes(keyPaths: keyPaths) } catch {
-            preconditionFailure("Chronicle: \(error)")
-        }
-        return NotificationToken(Task {
-            for await change in stream { block(change) }
-        })
     }
 }

@@ -75,13 +75,38 @@ enum ObservedProperties {
         }
     }
 
+    /// The names of typed key paths rooted at a collection's element type.
+    static func names<Root>(of keyPaths: [PartialKeyPath<Root>]) -> [String] {
+        guard !keyPaths.isEmpty else { return [] }
+        let root: Any.Type = (Root.self as? any OptionalObjectRoot.Type)?.wrappedObjectType ?? Root.self
+        guard let type = root as? any _ObjectProjecting.Type else {
+            preconditionFailure("Chronicle: \(Root.self) values have no properties to observe; observe the collection without key paths")
+        }
+        return keyPaths.flatMap { names(of: $0, for: type) }
+    }
+
+    /// The names a typed key path observes: for an object, every persisted
+    /// path it reads that is not a prefix of another (`\.fullName`, computed
+    /// from `firstName` and `lastName`, observes both); for a projection,
+    /// the projected property.
+    static func names(of keyPath: AnyKeyPath, for type: any _ObjectProjecting.Type) -> [String] {
+        guard type is ObjectBase.Type else { return [name(of: keyPath, for: type)] }
+        let dependencies = recorded(keyPath, for: type).dependencies
+        return dependencies.filter { path in
+            !dependencies.contains { $0.count > path.count && Array($0.prefix(path.count)) == path }
+        }.map { $0.joined(separator: ".") }
+    }
+
+    private static func recorded(_ keyPath: AnyKeyPath, for type: any _ObjectProjecting.Type) -> RecordedKeyPath {
+        do { return try KeyPathMapping.record(keyPath) } catch {
+            preconditionFailure("Chronicle: cannot observe \(error.keyPath) of \(type): \(error)")
+        }
+    }
+
     /// The name a typed key path has in an observation: the persisted path
     /// for an object, the projected property's name for a projection.
     static func name(of keyPath: AnyKeyPath, for type: any _ObjectProjecting.Type) -> String {
-        let recorded: RecordedKeyPath
-        do { recorded = try KeyPathMapping.record(keyPath) } catch {
-            preconditionFailure("Chronicle: cannot observe \(keyPath): \(error)")
-        }
+        let recorded = recorded(keyPath, for: type)
         if type is ObjectBase.Type { return recorded.dottedPath }
         // A projected property is found by what its key path reads; two
         // projected properties over the same key path are interchangeable.

@@ -34,7 +34,7 @@ public struct PropertyValueChange: Sendable, Hashable {
 }
 
 /// One commit that changed one property of one object: an element of
-/// ``Store/history(of:keyPath:)``.
+/// `Store.history(of:keyPath:)` for any key path.
 ///
 /// The commit that created the object is the first entry (``oldValue`` is
 /// `nil`), the one that deleted it the last (``newValue`` is `nil`). Changes

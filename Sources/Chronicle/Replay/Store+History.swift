@@ -9,20 +9,66 @@ extension Store {
     /// ```
     ///
     /// A key path through links (`\.address.city`) follows them at every
-    /// version, so a change of the linked object counts too. Values are
-    /// ``PersistedValue``s, readable without the app's classes.
+    /// version, so a change of the linked object counts too. This untyped
+    /// form (any key path, links and collections included) gives
+    /// ``PersistedValue``s, readable without the app's classes; a key path
+    /// to a value (`\.balance`, `\.address?.city`) gives typed values
+    /// through ``history(of:keyPath:)-(_,KeyPath<Root,Value>)``.
     ///
     /// - Precondition: `object` is managed by this store, and `keyPath` reads a persisted property.
     /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read.
     /// - Complexity: a fold of the commits from the checkpoint before the
     ///   object was created up to its deletion (or the current version).
-    public func history<Root: ObjectBase, Value>(of object: Root, keyPath: KeyPath<Root, Value>) throws(StoreError) -> [PropertyHistoryEntry] {
+    public func history<Root: ObjectBase>(of object: Root, keyPath: PartialKeyPath<Root>) throws(StoreError) -> [PropertyHistoryEntry] {
         let (table, key) = locate(object)
         let recorded: RecordedKeyPath
         do { recorded = try KeyPathMapping.record(keyPath) } catch {
-            preconditionFailure("Chronicle: cannot list the history of \(keyPath): \(error)")
+            preconditionFailure("Chronicle: cannot list the history of a key path of \(Root.self): \(error)")
         }
         return try folder.history(table: table, key: key, path: recorded.path, through: committedState().version)
+    }
+
+    /// Every commit that changed one value of `object`, typed as the key
+    /// path says: `store.history(of: account, keyPath: \.balance)` gives
+    /// `Int`s.
+    ///
+    /// ```swift
+    /// for entry in try store.history(of: account, keyPath: \.balance) {
+    ///     print(entry.version, entry.oldValue ?? 0, "→", entry.newValue ?? 0)
+    /// }
+    /// ```
+    ///
+    /// - Precondition: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
+    /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read.
+    /// - Complexity: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
+    public func history<Root: ObjectBase, Value: _PrimitivePersistable>(
+        of object: Root, keyPath: KeyPath<Root, Value>
+    ) throws(StoreError) -> [TypedHistoryEntry<Value>] {
+        try history(of: object, keyPath: keyPath as PartialKeyPath<Root>).map { entry in
+            TypedHistoryEntry(entry) { Self.typed($0, as: Value.self, property: entry.property, of: Root.self) }
+        }
+    }
+
+    /// The same for an optional value (`\.nickname`, `\.address?.city`):
+    /// `.some(nil)` is a stored `nil`, or a path through a `nil` link.
+    public func history<Root: ObjectBase, Value: _PrimitivePersistable>(
+        of object: Root, keyPath: KeyPath<Root, Value?>
+    ) throws(StoreError) -> [TypedHistoryEntry<Value?>] {
+        try history(of: object, keyPath: keyPath as PartialKeyPath<Root>).map { entry in
+            TypedHistoryEntry(entry) { value in
+                if case .null = value { return nil }
+                return Self.typed(value, as: Value.self, property: entry.property, of: Root.self)
+            }
+        }
+    }
+
+    /// `value` as a `Value`; the schema guarantees it is one.
+    private static func typed<Value: _PrimitivePersistable>(_ value: PersistedValue, as _: Value.Type, property: String,
+                                                            of root: ObjectBase.Type) -> Value {
+        guard let typed = Value(_primitive: value) else {
+            preconditionFailure("Chronicle: the history of \(root).\(property) holds \(value), which is not a \(Value.self)")
+        }
+        return typed
     }
 
     /// Every commit that created, changed or deleted `object`, with the
@@ -30,7 +76,7 @@ extension Store {
     ///
     /// - Precondition: `object` is managed by this store.
     /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read.
-    /// - Complexity: as ``history(of:keyPath:)``.
+    /// - Complexity: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
     public func history(of object: ObjectBase) throws(StoreError) -> [ObjectHistoryEntry] {
         let (table, key) = locate(object)
         return try folder.history(table: table, key: key, through: committedState().version)
