@@ -44,7 +44,7 @@ public struct ExpectedChange: CustomStringConvertible {
     public static func set<Root: ObjectBase, Value: Equatable>(_ object: Root, _ keyPath: KeyPath<Root, Value>,
                                                                to value: Value) -> ExpectedChange {
         let path = (try? PackageHooks.propertyPath(of: keyPath)) ?? []
-        return ExpectedChange(object: object, kind: .set(path: path, keyPath: "\(keyPath)", expected: ExpectedChange.render(value),
+        return ExpectedChange(object: object, kind: .set(path: path, keyPath: "\(keyPath)", expected: ValueText.swift(value),
                                                          matches: { object[keyPath: keyPath] == value }))
     }
 
@@ -68,19 +68,5 @@ public struct ExpectedChange: CustomStringConvertible {
         case .created: return "created \(type)"
         case .deleted: return "deleted \(type)"
         }
-    }
-
-    /// A Swift value as the journal renders values: strings quoted, optionals unwrapped.
-    static func render(_ value: Any) -> String {
-        let mirror = Mirror(reflecting: value)
-        if mirror.displayStyle == .optional {
-            return mirror.children.first.map { render($0.value) } ?? "nil"
-        }
-        if let object = value as? ObjectBase, let address = object.packageAddress {
-            return "\(Swift.type(of: object))\(address.key)"
-        }
-        if let primitive = value as? any _PrimitivePersistable { return primitive._primitive.description }
-        if let enumeration = value as? any RawRepresentable { return render(enumeration.rawValue) }
-        return String(describing: value)
     }
 }
