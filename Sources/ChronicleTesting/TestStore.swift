@@ -34,7 +34,9 @@ public enum TestStore {
     ///   or the caller runs inside `withFreshStore`.
     public static var current: Store { required.store }
 
-    /// The clock that timestamps the fresh store's commits.
+    /// The clock that timestamps the fresh store's commits and answers
+    /// ``Chronicle/ModelClock/now()``; pass it to code that sleeps, and
+    /// ``TestClock/advance(by:)`` it to let time pass.
     /// - Precondition: as ``current``.
     public static var clock: TestClock { required.clock }
 
@@ -54,7 +56,7 @@ public enum TestStore {
 
     /// Opens a fresh in-memory store with a deterministic clock.
     static func makeScope(name: String, objectTypes: [ObjectBase.Type]?, seed: UInt64, clock: TestClock) throws -> Scope {
-        let store = try Store(configuration: .inMemory(identifier: name, objectTypes: objectTypes, clock: clock.now))
+        let store = try Store(configuration: .inMemory(identifier: name, objectTypes: objectTypes, clock: clock.timestamp))
         return Scope(store: store, clock: clock, identifiers: SeededIdentifiers(seed: seed, timestamp: clock.start))
     }
 }

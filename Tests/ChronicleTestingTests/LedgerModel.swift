@@ -7,7 +7,7 @@ final class Entry: Object {
     @Persisted(primaryKey: true) var _id: ObjectId
     @Persisted var amount = 0
     @Persisted var memo = ""
-    @Persisted var bookedAt = Date(timeIntervalSinceReferenceDate: 0)
+    @Persisted var bookedAt = ModelClock.now()   // the test clock's time in tests
     @Persisted var receipt: Data?
     @Persisted var rate = 0.0
 }
