@@ -84,7 +84,7 @@ enum ValueText {
     /// The 64-bit FNV-1a hash of `data`: a short digest that changes with
     /// any byte (no cryptographic strength needed; the length and prefix
     /// are printed too).
-    private static func fnv1a(_ data: Data) -> UInt64 {
+    static func fnv1a(_ data: Data) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in data {
             hash ^= UInt64(byte)
