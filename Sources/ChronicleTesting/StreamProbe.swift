@@ -223,7 +223,8 @@ extension StreamProbe {
     /// ```swift
     /// let rows = StreamProbe(model.rows.changes())
     /// try await model.add("Buy milk")
-    /// #expect(try await rows.nextUpdate().insertions == [0])
+    /// let update = try await rows.nextUpdate()
+    /// #expect(update.insertions == [0])
     /// ```
     public func nextUpdate<Collection>(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation)
         async throws -> CollectionUpdate<Collection> where Element == CollectionChange<Collection> {

@@ -75,8 +75,10 @@ struct FixtureTests {
         #expect(jsonLines.path == directory.appendingPathComponent("Fixtures/bank.jsonl").path)
         let imported = Journal.inMemory()
         try imported.importJSONLines(from: jsonLines)
-        #expect(try imported.eventDescriptions() == expected)
-        #expect(try Journal(contentsOf: binary).eventDescriptions() == expected)
+        let fromJSONLines = try imported.eventDescriptions()
+        let fromBinary = try Journal(contentsOf: binary).eventDescriptions()
+        #expect(fromJSONLines == expected)
+        #expect(fromBinary == expected)
     }
 
     @Test func aMissingFixtureFailsTheTestNamingTheFileAndTheFix() async throws {

@@ -64,7 +64,8 @@ struct JournalSnapshotTests {
         }
         var exported = ""
         try store.journalForReading.exportJSONLines { exported += $0 }
-        #expect(try String(contentsOf: actual, encoding: .utf8) == exported)
+        let written = try String(contentsOf: actual, encoding: .utf8)
+        #expect(written == exported)
         // Once the snapshot is updated, the actual file goes away.
         try FileManager.default.removeItem(at: snapshot)
         try FileManager.default.moveItem(at: actual, to: snapshot)
