@@ -55,7 +55,9 @@ let package = Package(
             name: "ChronicleTestingTests",
             dependencies: ["Chronicle", "ChronicleTesting"],
             path: "Tests/ChronicleTestingTests",
-            exclude: ["__Snapshots__"]
+            exclude: ["__Snapshots__"],
+            // Recorded journals the tests start from (`.freshStore(journal:bundle:)`).
+            resources: [.copy("Fixtures")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -75,9 +75,9 @@ struct EventDescriber {
         case let .mapSet(table, key, property, mapKey, new):
             var old: PersistedValue?
             if case .map(let entries)? = current(table, key, property) { old = entries.first { $0.key == mapKey }?.value }
-            return "set \(names.path(table, key, property))[\"\(mapKey)\"]: \(value(old, table, property)) → \(value(new, table, property))"
+            return "set \(names.path(table, key, property))[\(ValueText.string(mapKey))]: \(value(old, table, property)) → \(value(new, table, property))"
         case let .mapRemove(table, key, property, mapKey):
-            return "remove \(names.path(table, key, property))[\"\(mapKey)\"]"
+            return "remove \(names.path(table, key, property))[\(ValueText.string(mapKey))]"
         case let .clear(table, key, property):
             return "clear \(names.path(table, key, property))"
         }

@@ -22,16 +22,10 @@ struct SchemaNames {
         "\(object(table, key)).\(self.property(table, property)?.name ?? "property\(property)")"
     }
 
-    /// A value as Swift code would print it, links as `Type#key`.
+    /// A value as Swift code would print it, links as `Type#key`; distinct
+    /// values never print alike (see ``ValueText``).
     func value(_ value: PersistedValue, of property: PropertySchema?) -> String {
-        switch value {
-        case .link(let key): "\(property?.objectType ?? "")\(key)"
-        case .list(let elements): "[" + elements.map { self.value($0, of: property) }.joined(separator: ", ") + "]"
-        case .set(let elements): "{" + elements.map { self.value($0, of: property) }.joined(separator: ", ") + "}"
-        case .map(let entries):
-            entries.isEmpty ? "[:]" : "[" + entries.map { "\"\($0.key)\": \(self.value($0.value, of: property))" }.joined(separator: ", ") + "]"
-        default: value.description
-        }
+        ValueText.persisted(value, objectType: property?.objectType)
     }
 
     /// `String`, `Int?`, `List<Dog>`, `Map<String, Int>`, `Address?`.

@@ -7,8 +7,12 @@ extension Store {
     ///
     /// ```swift
     /// try store.write { person.firstName = "Bob" }
-    /// #expect(try store.lastCommitEvents() == [#"set Person#1.firstName: "Ann" → "Bob""#])
+    /// let events = try store.lastCommitEvents()
+    /// #expect(events == [#"set Person#1.firstName: "Ann" → "Bob""#])
     /// ```
+    ///
+    /// Read the events into a constant first: Swift Testing does not show
+    /// the values of an expression with `try` in it when `#expect` fails.
     ///
     /// - Throws: ``StoreError`` when the journal cannot be read.
     /// - Complexity: a fold to the version before the last (from the nearest checkpoint).

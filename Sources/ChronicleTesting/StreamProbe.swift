@@ -1,3 +1,4 @@
+import Chronicle
 import Testing
 
 /// Consumes a change stream from the moment it is made, so a test can await
@@ -7,10 +8,20 @@ import Testing
 /// ```swift
 /// let probe = StreamProbe(person.changes(keyPaths: [\.firstName]))
 /// try store.write { person.firstName = "Bob" }
-/// let change = await probe.next()          // fails the test after 5 s
+/// let change = try await probe.nextChange()    // fails the test after 5 s
 /// try store.write { person.lastName = "Smith" }
-/// await probe.expectNoChange()             // not observed: nothing arrives
+/// await probe.expectNoChange()                 // not observed: nothing arrives
+///
+/// let rows = StreamProbe(store.objects(Dog.self).changes())
+/// try store.write { store.add(Dog()) }
+/// let update = try await rows.nextUpdate()     // passes over the initial value
+/// #expect(update.insertions == [0])
 /// ```
+///
+/// The `require` forms read like `#require`: they return what arrived or
+/// record one issue at the caller — naming the stream and where the probe
+/// was made — and throw, ending the test. The `next` and `expect` forms
+/// record the issue and return.
 ///
 /// The probe owns the stream's iteration: a task started by the initializer
 /// reads every element into a buffer, so nothing is lost between waits and
@@ -31,9 +42,15 @@ import Testing
 public final class StreamProbe<Element: Sendable>: Sendable {
     private let buffer = ProbeBuffer<Element>()
     private let consumer: Task<Void, Never>?
+    /// The stream and where the probe was made, for messages:
+    /// `ObjectChanges<Person> (probe made at PersonTests.swift:12)`.
+    public let source: String
 
     /// A probe that starts consuming `stream` now.
-    public init(_ stream: some AsyncSequence<Element, Never> & Sendable) {
+    ///
+    /// - Parameter sourceLocation: Where the probe is made; messages name it.
+    public init(_ stream: some AsyncSequence<Element, Never> & Sendable, sourceLocation: SourceLocation = #_sourceLocation) {
+        source = "\(type(of: stream)) (probe made at \(sourceLocation.fileName):\(sourceLocation.line))"
         let buffer = self.buffer
         consumer = Task {
             for await element in stream { buffer.push(element) }
@@ -47,7 +64,12 @@ public final class StreamProbe<Element: Sendable>: Sendable {
     /// let probe = StreamProbe<ObjectChange<Person>>()
     /// let token = person.observe(keyPaths: ["firstName"]) { probe.record($0) }
     /// ```
-    public init() { consumer = nil }
+    ///
+    /// - Parameter sourceLocation: Where the probe is made; messages name it.
+    public init(sourceLocation: SourceLocation = #_sourceLocation) {
+        source = "the probe made at \(sourceLocation.fileName):\(sourceLocation.line)"
+        consumer = nil
+    }
 
     deinit { consumer?.cancel() }
 
@@ -69,27 +91,75 @@ public final class StreamProbe<Element: Sendable>: Sendable {
     /// The next element, waiting up to `timeout` for it.
     ///
     /// - Returns: The element; `nil` after recording an issue at the caller
-    ///   — "Timed out after 5.0 seconds waiting for a change" or "The stream
-    ///   ended before delivering a change" — or when the test was cancelled.
+    ///   — "Timed out after 5.0 seconds waiting for a change from
+    ///   ObjectChanges<Person> (probe made at PersonTests.swift:12)" or
+    ///   "… ended before delivering a change" — or when the test was cancelled.
     public func next(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation) async -> Element? {
-        switch await buffer.next(timeout: timeout) {
-        case .element(let element):
-            return element
-        case .timedOut:
-            Issue.record("Timed out after \(timeout) waiting for a change", sourceLocation: sourceLocation)
-        case .finished:
-            Issue.record("The stream ended before delivering a change", sourceLocation: sourceLocation)
-        case .cancelled:
-            break
+        let outcome = await buffer.next(timeout: timeout)
+        if case .element(let element) = outcome { return element }
+        if let message = failure(outcome, waitingFor: .any, timeout: timeout) {
+            Issue.record(Comment(rawValue: message), sourceLocation: sourceLocation)
         }
         return nil
+    }
+
+    /// The next element, which must be of `kind`; like `#require`, a
+    /// failure records one issue at the caller and throws.
+    ///
+    /// ```swift
+    /// try await probe.require(.initial)
+    /// guard case .update(let rows, _, let insertions, _) = try await probe.require(.update) else { return }
+    /// ```
+    ///
+    /// - Returns: The element.
+    /// - Throws: After recording "Timed out after 5.0 seconds waiting for an
+    ///   update from CollectionChanges<Results<Dog>> (probe made at
+    ///   DogTests.swift:8)", "Expected an update from …, but it delivered
+    ///   change of Dog#1 (…)" or "… ended before delivering an update";
+    ///   `CancellationError` when the test was cancelled.
+    @discardableResult
+    public func require(_ kind: ChangeKind = .any, timeout: Duration = .seconds(5),
+                        sourceLocation: SourceLocation = #_sourceLocation) async throws -> Element {
+        try await require(kind, timeout: timeout, until: ContinuousClock.now + timeout, sourceLocation: sourceLocation)
+    }
+
+    /// ``require(_:timeout:sourceLocation:)`` with a deadline shared by several waits.
+    func require(_ kind: ChangeKind, timeout: Duration, until deadline: ContinuousClock.Instant,
+                 sourceLocation: SourceLocation) async throws -> Element {
+        let outcome = await buffer.next(timeout: max(deadline - ContinuousClock.now, .zero))
+        if case .element(let element) = outcome {
+            guard kind == .any || (element as? any ProbedChange)?.changeKind == kind else {
+                try Self.fail("Expected \(kind) from \(source), but it delivered \(probeDescription(element))", sourceLocation)
+            }
+            return element
+        }
+        guard let message = failure(outcome, waitingFor: kind, timeout: timeout) else { throw CancellationError() }
+        try Self.fail(message, sourceLocation)
+    }
+
+    /// Why a wait that did not receive an element failed; `nil` when the test was cancelled.
+    private func failure(_ outcome: ProbeBuffer<Element>.Outcome, waitingFor kind: ChangeKind, timeout: Duration) -> String? {
+        switch outcome {
+        case .timedOut: "Timed out after \(timeout) waiting for \(kind) from \(source)"
+        case .finished: "\(source.prefix(1).uppercased() + source.dropFirst()) ended before delivering \(kind)"
+        case .element, .cancelled: nil
+        }
+    }
+
+    /// Records `message` at `sourceLocation` as `#require` would, and
+    /// throws the error `#require` throws — one the test runner does not
+    /// record again.
+    static func fail(_ message: String, _ sourceLocation: SourceLocation) throws -> Never {
+        let probeReceivedWhatWasRequired = false
+        try #require(probeReceivedWhatWasRequired, Comment(rawValue: message), sourceLocation: sourceLocation)
+        preconditionFailure("#require(false) throws")
     }
 
     /// The next `count` elements, waiting up to `timeout` for all of them.
     ///
     /// - Returns: `count` elements; fewer after recording an issue at the
-    ///   caller ("Timed out after 5.0 seconds waiting for 3 changes; received
-    ///   1: …") when they do not all arrive in time.
+    ///   caller ("Timed out after 5.0 seconds waiting for 3 changes from …;
+    ///   received 1: …") when they do not all arrive in time.
     public func next(_ count: Int, timeout: Duration = .seconds(5),
                      sourceLocation: SourceLocation = #_sourceLocation) async -> [Element] {
         let clock = ContinuousClock()
@@ -103,7 +173,7 @@ public final class StreamProbe<Element: Sendable>: Sendable {
                 case .cancelled: "The test was cancelled"
                 default: "Timed out after \(timeout)"
                 }
-                Issue.record("\(reason) waiting for \(count) changes; received \(received.count)\(Self.list(received))",
+                Issue.record("\(reason) waiting for \(count) changes from \(source); received \(received.count)\(Self.list(received))",
                              sourceLocation: sourceLocation)
                 return received
             }
@@ -120,7 +190,7 @@ public final class StreamProbe<Element: Sendable>: Sendable {
         try? await Task.sleep(for: window)
         let arrived = buffer.pending
         if !arrived.isEmpty {
-            Issue.record("Expected no change within \(window), but received \(arrived.count)\(Self.list(arrived))",
+            Issue.record("Expected no change from \(source) within \(window), but received \(arrived.count)\(Self.list(arrived))",
                          sourceLocation: sourceLocation)
         }
     }
@@ -134,13 +204,57 @@ public final class StreamProbe<Element: Sendable>: Sendable {
         case .finished, .cancelled:
             break
         case .element(let element):
-            Issue.record("Expected the stream to end, but it delivered \(element)", sourceLocation: sourceLocation)
+            Issue.record("Expected \(source) to end, but it delivered \(probeDescription(element))", sourceLocation: sourceLocation)
         case .timedOut:
-            Issue.record("Expected the stream to end within \(timeout), but it is still open", sourceLocation: sourceLocation)
+            Issue.record("Expected \(source) to end within \(timeout), but it is still open", sourceLocation: sourceLocation)
         }
     }
 
     private static func list(_ elements: [Element]) -> String {
-        elements.isEmpty ? "" : ": " + elements.map { "\($0)" }.joined(separator: "; ")
+        elements.isEmpty ? "" : ": " + elements.map(probeDescription).joined(separator: "; ")
+    }
+}
+
+extension StreamProbe {
+    /// The next update of a collection stream, passing over the stream's
+    /// initial value; like ``require(_:timeout:sourceLocation:)``, a failure
+    /// records one issue at the caller and throws.
+    ///
+    /// ```swift
+    /// let rows = StreamProbe(model.rows.changes())
+    /// try await model.add("Buy milk")
+    /// let update = try await rows.nextUpdate()
+    /// #expect(update.insertions == [0])
+    /// ```
+    public func nextUpdate<Collection>(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> CollectionUpdate<Collection> where Element == CollectionChange<Collection> {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            switch try await require(.any, timeout: timeout, until: deadline, sourceLocation: sourceLocation) {
+            case .initial:
+                continue
+            case let .update(collection, deletions, insertions, modifications):
+                return CollectionUpdate(collection: collection, deletions: deletions, insertions: insertions,
+                                        modifications: modifications)
+            case .error(let error):
+                try Self.fail("Expected an update from \(source), but it delivered error \(error)", sourceLocation)
+            }
+        }
+    }
+
+    /// The next change of an object stream: the object and its changed
+    /// properties. Like ``require(_:timeout:sourceLocation:)``, a failure
+    /// (a deletion, a timeout) records one issue at the caller and throws.
+    ///
+    /// ```swift
+    /// let change = try await probe.nextChange()
+    /// #expect(change.properties.map(\.name) == ["firstName"])
+    /// ```
+    public func nextChange<Object>(timeout: Duration = .seconds(5), sourceLocation: SourceLocation = #_sourceLocation)
+        async throws -> (object: Object, properties: [PropertyChange]) where Element == ObjectChange<Object> {
+        guard case let .change(object, properties) = try await require(.change, timeout: timeout, sourceLocation: sourceLocation) else {
+            preconditionFailure("require(.change) returns a change")
+        }
+        return (object, properties)
     }
 }

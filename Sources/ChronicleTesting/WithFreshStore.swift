@@ -1,9 +1,9 @@
 import Chronicle
 import Foundation
 
-/// Runs `body` with a fresh in-memory store whose commit timestamps come from
-/// `clock` and whose new `UUID`s and ``ObjectId``s come from a generator
-/// seeded with `seed` — for code that cannot use the ``Testing/Trait/freshStore``
+/// Runs `body` with a fresh in-memory store whose commit timestamps (and
+/// ``Chronicle/ModelClock/now()``) come from `clock` and whose new `UUID`s
+/// and ``ObjectId``s come from a generator seeded with `seed` — for code that cannot use the ``Testing/Trait/freshStore``
 /// trait (helpers, parameterized setups, several stores in one test).
 ///
 /// ```swift
@@ -30,7 +30,9 @@ public func withFreshStore<R>(objectTypes: [ObjectBase.Type]? = nil, seed: UInt6
     return try TestStore.$scope.withValue(scope) {
         try IdentifierGeneration.withUUIDGenerator(scope.identifiers.nextUUID) {
             try IdentifierGeneration.withObjectIdGenerator(scope.identifiers.nextObjectId) {
-                try body(scope.store)
+                try ModelClock.withClock({ scope.clock.date }) {
+                    try body(scope.store)
+                }
             }
         }
     }
@@ -60,10 +62,19 @@ func withFreshStore<R>(named name: String, objectTypes: [ObjectBase.Type]?, seed
                        isolation: isolated (any Actor)? = #isolation,
                        _ body: (Store) async throws -> R) async throws -> R {
     let scope = try TestStore.makeScope(name: name, objectTypes: objectTypes, seed: seed, clock: clock)
-    return try await TestStore.$scope.withValue(scope) {
+    return try await withScope(scope) { try await body(scope.store) }
+}
+
+/// Runs `body` with `scope` as ``TestStore``'s, its identifier generators
+/// and its clock answering ``Chronicle/ModelClock/now()``.
+func withScope<R>(_ scope: TestStore.Scope, isolation: isolated (any Actor)? = #isolation,
+                  _ body: () async throws -> R) async rethrows -> R {
+    try await TestStore.$scope.withValue(scope) {
         try await PackageHooks.withIdentifierGenerators(uuid: scope.identifiers.nextUUID,
                                                         objectId: scope.identifiers.nextObjectId) {
-            try await body(scope.store)
+            try await ModelClock.withClock({ scope.clock.date }) {
+                try await body()
+            }
         }
     }
 }

@@ -81,7 +81,7 @@ struct ExpectCommitTests {
             let text = text(of: issue)
             return text.hasPrefix("Commits did not change what was expected (3 differences):")
                 && text.contains(#"Contact#1.name: expected "Bob", but it did not change (it is "Ann")"#)
-                && text.contains("expected Pet#1 to be deleted; it was not")
+                && text.contains("expected a deletion of Pet#1 that never happened")
                 && text.contains("unexpected: Contact#1.age: 30 → 31")
         }
     }

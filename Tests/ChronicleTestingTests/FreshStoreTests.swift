@@ -44,7 +44,7 @@ struct FreshStoreTests {
         try store.write { store.add(Contact()) }
         let times = store.journalForReading.commits().map(\.timestamp.timeIntervalSince1970)
         #expect(times == [0, 0.25])
-        #expect(TestStore.clock.peek == Date(timeIntervalSince1970: 0.5))
+        #expect(TestStore.clock.date == Date(timeIntervalSince1970: 0.5))
     }
 
     @Test(.freshStore) func tasksTheTestCreatesSeeTheSameStore() async {

@@ -1,6 +1,7 @@
 import Chronicle
 import ChronicleTesting
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("Stream probes", .freshStore)
@@ -43,10 +44,68 @@ struct StreamProbeTests {
 
     @Test func collectionStreamsToo() async throws {
         let probe = StreamProbe(store.objects(Contact.self).changes())
-        guard case .initial? = await probe.next() else { Issue.record("no initial"); return }
+        try await probe.require(.initial)
         try store.write { store.add(contact("Ann")) }
-        guard case .update(_, _, let insertions, _)? = await probe.next() else { Issue.record("no update"); return }
-        #expect(insertions == [0])
+        let update = try await probe.nextUpdate()
+        #expect(update.insertions == [0])
+        #expect(update.deletions.isEmpty && update.modifications.isEmpty)
+        #expect(update.collection.map(\.name) == ["Ann"])
+    }
+
+    @Test func nextUpdatePassesOverTheInitialValue() async throws {
+        let probe = StreamProbe(store.objects(Contact.self).changes())
+        try store.write { store.add(contact("Ann")) }
+        try await Task.sleep(for: .milliseconds(20))
+        try store.write { store.add(contact("Bob")) }
+        let first = try await probe.nextUpdate()
+        #expect(first.collection.count >= 1, "the initial value was passed over")
+    }
+
+    @Test func nextChangeReturnsTheObjectAndItsProperties() async throws {
+        let ann = try ann()
+        let probe = StreamProbe(ann.changes())
+        try store.write { ann.name = "Bob" }
+        let change = try await probe.nextChange()
+        #expect(change.object.name == "Bob")
+        #expect(change.properties.map(\.name) == ["name"])
+    }
+
+    @Test func theSourceNamesTheStreamAndWhereTheProbeWasMade() throws {
+        let ann = try ann()
+        let probe = StreamProbe(ann.changes()); let line = #line
+        #expect(probe.source == "ObjectChanges<Contact> (probe made at StreamProbeTests.swift:\(line))")
+        let handFed = StreamProbe<ObjectChange<Contact>>(); let handFedLine = #line
+        #expect(handFed.source == "the probe made at StreamProbeTests.swift:\(handFedLine)")
+    }
+
+    @Test func aRequireThatTimesOutRecordsOneIssueNamingTheStream() async throws {
+        let probe = StreamProbe(store.objects(Contact.self).changes())
+        try await probe.require(.initial)
+        let issues = IssueCount()
+        try await withKnownIssue {
+            try await probe.require(.update, timeout: .milliseconds(50))
+            Issue.record("not reached: require throws")
+        } matching: { issue in
+            issues.count.withLock { $0 += 1 }
+            return text(of: issue) == "Timed out after 0.05 seconds waiting for an update from \(probe.source)"
+        }
+        #expect(issues.count.withLock { $0 } == 1)
+    }
+
+    @Test func aRequireOfTheWrongKindShowsWhatArrived() async throws {
+        let ann = try ann()
+        let probe = StreamProbe(ann.changes())
+        try store.write { store.delete(ann) }
+        try await withKnownIssue {
+            _ = try await probe.nextChange()
+        } matching: { issue in
+            text(of: issue) == "Expected a change from \(probe.source), but it delivered deletion"
+        }
+        try await withKnownIssue {
+            try await probe.require(.change)
+        } matching: { issue in
+            text(of: issue) == "\(probe.source) ended before delivering a change"
+        }
     }
 
     @Test func aTimeoutFailsWithAClearMessageInsteadOfHanging() async throws {
@@ -56,7 +115,7 @@ struct StreamProbeTests {
             let change = await probe.next(timeout: .milliseconds(50))
             #expect(change == nil)
         } matching: { issue in
-            text(of: issue) == "Timed out after 0.05 seconds waiting for a change"
+            text(of: issue) == "Timed out after 0.05 seconds waiting for a change from \(probe.source)"
         }
         // The iterator survived the timeout: a later change still arrives.
         try store.write { ann.name = "late" }
@@ -71,7 +130,7 @@ struct StreamProbeTests {
             let changes = await probe.next(3, timeout: .milliseconds(100))
             #expect(changes.count == 1)
         } matching: { issue in
-            text(of: issue).hasPrefix("Timed out after 0.1 seconds waiting for 3 changes; received 1: ")
+            text(of: issue) == "Timed out after 0.1 seconds waiting for 3 changes from \(probe.source); received 1: change of Contact#1 (name: \"Ann\" → \"one\")"
         }
     }
 
@@ -90,7 +149,7 @@ struct StreamProbeTests {
         await withKnownIssue {
             await probe.expectNoChange(within: .milliseconds(100))
         } matching: { issue in
-            text(of: issue).hasPrefix("Expected no change within 0.1 seconds, but received 1: ")
+            text(of: issue) == "Expected no change from \(probe.source) within 0.1 seconds, but received 1: change of Contact#1 (name: \"Ann\" → \"Bob\")"
         }
         #expect(probe.pending.count == 1, "what arrived stays readable")
     }
@@ -105,7 +164,7 @@ struct StreamProbeTests {
         await withKnownIssue {
             _ = await probe.next()
         } matching: { issue in
-            text(of: issue) == "The stream ended before delivering a change"
+            text(of: issue) == "\(probe.source) ended before delivering a change"
         }
     }
 
@@ -116,7 +175,7 @@ struct StreamProbeTests {
         await withKnownIssue {
             await probe.expectFinished(within: .milliseconds(100))
         } matching: { issue in
-            text(of: issue).hasPrefix("Expected the stream to end, but it delivered ")
+            text(of: issue) == "Expected \(probe.source) to end, but it delivered change of Contact#1 (name: \"Ann\" → \"still here\")"
         }
     }
 

@@ -10,16 +10,22 @@ struct TodoListModelTests {
 
     @Test func addingATodoShowsItInTheList() async throws {
         let rows = StreamProbe(model.rows.changes())
-        guard case .initial = await rows.next() else { Issue.record("no initial state"); return }
 
         try await model.add("Buy milk")
 
-        guard case .update(_, _, let insertions, _)? = await rows.next() else { Issue.record("no update"); return }
-        #expect(insertions == [0])
+        let update = try await rows.nextUpdate()
+        #expect(update.insertions == [0])
         #expect(model.titles == ["Buy milk"])
-        #expect(try store.lastCommitEvents() == [
+        let events = try store.lastCommitEvents()
+        #expect(events == [
             #"create TodoItem#1 {_id: ObjectId(6774858011fe072fa5000001), title: "Buy milk", isDone: false}"#,
         ])
+    }
+
+    @Test func addingATodoCreatesOneItem() async throws {
+        try await expectCommit(in: store, changes: [.created(TodoItem.self, [\.title: "Buy milk", \.isDone: false])]) {
+            try await model.add("Buy milk")
+        }
     }
 
     @Test func completingATodoCommitsOnlyIsDone() async throws {
@@ -49,8 +55,8 @@ struct TodoListModelTests {
         await milkRow.expectNoChange()
 
         try await model.rename(milk, to: "Buy oat milk")
-        guard case .change(_, let properties)? = await milkRow.next() else { Issue.record("no change"); return }
-        #expect(properties.map(\.name) == ["title"])
+        let change = try await milkRow.nextChange()
+        #expect(change.properties.map(\.name) == ["title"])
     }
 
     @Test func clearingCompletedTodosDeletesThem() async throws {

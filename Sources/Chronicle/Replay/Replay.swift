@@ -197,15 +197,6 @@ extension Store {
     /// - Complexity: O(events folded).
     public static func replaying(_ journal: Journal, through version: UInt64? = nil, excluding excluded: Set<UInt64> = [],
                                  paused: Bool = false) throws(StoreError) -> Replay {
-        let last = version ?? journal.lastVersion
-        guard last <= journal.lastVersion else {
-            throw .versionOutOfRange(requested: last, available: 0...journal.lastVersion)
-        }
-        var configuration = Configuration.inMemory(identifier: "replay of \(journal.fileURL?.lastPathComponent ?? "a journal")")
-        configuration.checkpoints = .inMemoryOnly
-        let replay = Replay(store: try Store(configuration: configuration), source: journal, lastVersion: last,
-                            excluded: excluded)
-        if !paused { try replay.finish() }
-        return replay
+        try replaying(journal, through: version, excluding: excluded, paused: paused, clock: { Date() })
     }
 }
