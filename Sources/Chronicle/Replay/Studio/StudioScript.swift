@@ -163,6 +163,7 @@ extension StudioTemplate {
       return [2, typeof v === "string" ? v : JSON.stringify(v)];
     }
     function compareKeys(a, b) { return a[0] - b[0] || (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0); }
+    function count(n) { return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ","); }
     function timeText(ms) { return new Date(ms).toISOString().replace("T", " ").replace("Z", " UTC"); }
     function objectName(type, key, state) {
       const t = state ? tableNamed(state, type) : -1;
@@ -206,12 +207,12 @@ extension StudioTemplate {
       for (let v = from; v <= to; v++) {
         const c = commit(v);
         list.appendChild(el("li", { "data-version": v, class: v === view.v ? "current" : null, onclick: () => go(v) },
-          el("span", { class: "v" }, String(v)), el("span", { class: "time" }, timeText(c.time)),
+          el("span", { class: "v" }, String(v)), el("span", { class: "time" }, timeText(c.time).replace(" UTC", "")),
           c.label === null ? el("span", { class: "nolabel" }, "—") : el("span", { class: "label" }, c.label),
           el("span", { class: "hint" }, eventsText(c) + (c.metadata.length ? " · " + c.metadata.map((m) => m[0] + "=" + m[1]).join(" ") : ""))));
       }
       const current = list.querySelector("li.current");
-      if (current) current.scrollIntoView({ block: "nearest" });
+      if (current) list.scrollTop = current.offsetTop - (list.clientHeight - current.offsetHeight) / 2;
     }
     function eventsText(c) {
       const parts = [];
@@ -420,9 +421,11 @@ extension StudioTemplate {
       node("text", { x: L - 4, y: H - B, "text-anchor": "end" }, String(y0));
       node("text", { x: L, y: H - 6 }, "v" + v0);
       node("text", { x: W - R, y: H - 6, "text-anchor": "end" }, "v" + v1);
+      // A value holds until the next commit changes it: a step line.
       let d = "";
-      pts.forEach((p, k) => { d += (k ? "L" : "M") + x(p[0]).toFixed(1) + " " + y(p[1]).toFixed(1); });
+      pts.forEach((p, k) => { d += (k ? "H" + x(p[0]).toFixed(1) + "V" : "M" + x(p[0]).toFixed(1) + " ") + y(p[1]).toFixed(1); });
       node("path", { class: "line", d });
+      if (view.v >= v0 && view.v <= v1) node("line", { class: "now", x1: x(view.v), y1: T, x2: x(view.v), y2: H - B });
       for (const p of pts.slice(-200)) {
         const c = node("circle", { cx: x(p[0]).toFixed(1), cy: y(p[1]).toFixed(1), r: 3.5, class: p[0] === view.v ? "current" : "" });
         const title = document.createElementNS(NS, "title"); title.textContent = "v" + p[0] + ": " + p[1]; c.appendChild(title);
@@ -539,12 +542,17 @@ extension StudioTemplate {
     });
     window.addEventListener("hashchange", () => { readFragment(); render(); findCommits(); });
     $("file").textContent = meta.title;
-    $("commit-count").textContent = (LAST - BASE) + " commit" + (LAST - BASE === 1 ? "" : "s") + (BASE > 0 ? " (versions " + FIRST + "…" + LAST + ")" : "");
+    $("commit-count").textContent = count(LAST - BASE) + " commit" + (LAST - BASE === 1 ? "" : "s") + (BASE > 0 ? " (versions " + FIRST + "…" + LAST + ")" : "");
     if (meta.problems.length) { $("problems").hidden = false; for (const p of meta.problems) $("problem-list").appendChild(el("li", null, p)); }
+    // `focus=object` (or state, commit, diff, filter) scrolls that panel into view.
+    const focus = $(new URLSearchParams(location.hash.slice(1)).get("focus") + "-panel");
     readFragment();
     render();
     findCommits();
+    if (focus) focus.scrollIntoView({ block: "start" });
     document.body.setAttribute("data-ready", "true");
+    // When the first view was on screen, in ms since navigation began: what the Performance article's figure measures.
+    document.body.setAttribute("data-first-view-ms", Math.round(performance.now()));
     })();
     </script>
 

@@ -52,8 +52,8 @@ enum StudioTemplate {
     input[type=text], input[type=number], select { font:inherit; border:1px solid #d0d5dd; border-radius:5px; padding:3px 6px; background:#fff; }
     input[type=number] { width:90px; }
     .hint { color:var(--muted); font-size:12px; }
-    #commits { list-style:none; margin:6px 0 0; padding:0; max-height:168px; overflow:auto; border:1px solid var(--line); border-radius:6px; }
-    #commits li { display:grid; grid-template-columns:64px 215px minmax(120px,220px) 1fr; gap:10px; padding:2px 10px; cursor:pointer; border-bottom:1px solid var(--soft); white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
+    #commits { position:relative; list-style:none; margin:6px 0 0; padding:0; max-height:168px; overflow:auto; border:1px solid var(--line); border-radius:6px; }
+    #commits li { display:grid; grid-template-columns:64px 190px minmax(120px,220px) 1fr; gap:10px; padding:2px 10px; cursor:pointer; border-bottom:1px solid var(--soft); white-space:nowrap; overflow:hidden; text-overflow:ellipsis; }
     #commits li:hover { background:var(--soft); }
     #commits li.current { background:var(--accent-soft); font-weight:600; }
     #commits li span { overflow:hidden; text-overflow:ellipsis; }
@@ -102,6 +102,7 @@ enum StudioTemplate {
     #chart svg { width:100%; height:150px; display:block; }
     #chart .axis { stroke:#d0d5dd; }
     #chart .line { fill:none; stroke:var(--accent); stroke-width:2; }
+    #chart .now { stroke:var(--chg); stroke-dasharray:3 3; }
     #chart circle { fill:#fff; stroke:var(--accent); stroke-width:1.5; }
     #chart circle.current { fill:var(--accent); }
     #chart text { font-size:10px; fill:var(--muted); }
@@ -123,7 +124,7 @@ enum StudioTemplate {
         <input type="range" id="slider" min="0" max="0" value="0" aria-label="Version">
         <button id="next" title="Next version (→)">▶</button>
         <span class="ver">version <span id="version">0</span></span>
-        <span class="hint">← → step · PgUp PgDn ±100 · Home End</span>
+        <span class="hint">← → step · PgUp PgDn ±100 · Home End · times in UTC</span>
       </div>
       <ul id="commits" aria-label="Commits"></ul>
     </div>
