@@ -390,6 +390,7 @@ extension StudioTemplate {
       }
       drawChart(entries, props, chart);
     }
+    let chosenProperty = -1;
     // A numeric property's value over the versions that changed it, as an inline SVG chart.
     function drawChart(entries, props, chart) {
       const numeric = props.map((p, i) => i).filter((i) => NUMERIC[props[i][1]] && props[i][3] === "none");
@@ -402,16 +403,20 @@ extension StudioTemplate {
         return { i, points: points.filter((p) => typeof p[1] === "number") };
       }).filter((s) => s.points.length >= 2);
       if (!series.length) return;
-      let chosen = series.find((s) => s.i === chart.chosen) || series[0];
+      // The property picked last, else the one that changed most often.
+      let chosen = series.find((s) => s.i === chosenProperty) || series.reduce((a, b) => (b.points.length > a.points.length ? b : a));
       const picker = el("div", { class: "row" }, "chart: ", series.map((s) => el("button", { "data-property": props[s.i][0], class: s === chosen ? "current" : null,
-        onclick: () => { chart.chosen = s.i; chosen = s; clear(chart); drawChart(entries, props, chart); } }, props[s.i][0])));
+        onclick: () => { chosenProperty = s.i; clear(chart); drawChart(entries, props, chart); } }, props[s.i][0])));
       chart.appendChild(picker);
       const NS = "http://www.w3.org/2000/svg", W = 460, H = 150, L = 46, R = 10, T = 10, B = 22;
       const svg = document.createElementNS(NS, "svg");
       svg.setAttribute("viewBox", "0 0 " + W + " " + H);
       svg.setAttribute("data-property", props[chosen.i][0]);
+      // The line runs on to the object's deletion, or to the last version.
+      const deleted = entries.find((e) => e.kind === "deleted");
       const pts = chosen.points, vs = pts.map((p) => p[0]), ys = pts.map((p) => p[1]);
-      const v0 = Math.min(...vs), v1 = Math.max(...vs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+      const end = deleted ? deleted.v : LAST;
+      const v0 = Math.min(...vs), v1 = Math.max(end, ...vs), y0 = Math.min(...ys), y1 = Math.max(...ys);
       const x = (v) => L + (v1 === v0 ? 0.5 : (v - v0) / (v1 - v0)) * (W - L - R);
       const y = (val) => H - B - (y1 === y0 ? 0.5 : (val - y0) / (y1 - y0)) * (H - T - B);
       const node = (name, attrs, text) => { const n = document.createElementNS(NS, name); for (const a in attrs) n.setAttribute(a, attrs[a]); if (text !== undefined) n.textContent = text; svg.appendChild(n); return n; };
@@ -424,6 +429,7 @@ extension StudioTemplate {
       // A value holds until the next commit changes it: a step line.
       let d = "";
       pts.forEach((p, k) => { d += (k ? "H" + x(p[0]).toFixed(1) + "V" : "M" + x(p[0]).toFixed(1) + " ") + y(p[1]).toFixed(1); });
+      d += "H" + x(end).toFixed(1);
       node("path", { class: "line", d });
       if (view.v >= v0 && view.v <= v1) node("line", { class: "now", x1: x(view.v), y1: T, x2: x(view.v), y2: H - B });
       for (const p of pts.slice(-200)) {
@@ -544,12 +550,12 @@ extension StudioTemplate {
     $("file").textContent = meta.title;
     $("commit-count").textContent = count(LAST - BASE) + " commit" + (LAST - BASE === 1 ? "" : "s") + (BASE > 0 ? " (versions " + FIRST + "…" + LAST + ")" : "");
     if (meta.problems.length) { $("problems").hidden = false; for (const p of meta.problems) $("problem-list").appendChild(el("li", null, p)); }
-    // `focus=object` (or state, commit, diff, filter) scrolls that panel into view.
-    const focus = $(new URLSearchParams(location.hash.slice(1)).get("focus") + "-panel");
+    // `focus=diff,object` (panels: commit, object, diff, filter) puts those panels first in their column, in that order.
+    const focus = (new URLSearchParams(location.hash.slice(1)).get("focus") || "").split(",").reverse();
+    for (const name of focus) { const panel = $(name + "-panel"); if (panel && panel.parentNode) panel.parentNode.prepend(panel); }
     readFragment();
     render();
     findCommits();
-    if (focus) focus.scrollIntoView({ block: "start" });
     document.body.setAttribute("data-ready", "true");
     // When the first view was on screen, in ms since navigation began: what the Performance article's figure measures.
     document.body.setAttribute("data-first-view-ms", Math.round(performance.now()));

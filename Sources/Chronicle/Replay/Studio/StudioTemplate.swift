@@ -102,6 +102,7 @@ enum StudioTemplate {
     #chart svg { width:100%; height:150px; display:block; }
     #chart .axis { stroke:#d0d5dd; }
     #chart .line { fill:none; stroke:var(--accent); stroke-width:2; }
+    #chart button.current { background:var(--accent-soft); border-color:var(--accent); color:var(--accent); }
     #chart .now { stroke:var(--chg); stroke-dasharray:3 3; }
     #chart circle { fill:#fff; stroke:var(--accent); stroke-width:1.5; }
     #chart circle.current { fill:var(--accent); }
