@@ -236,12 +236,7 @@ struct StudioBrowserTests {
     }
 
     @Test func damagedJournalIsReportedInTheBrowser() throws {
-        let (store, url) = try StudioFixtures.store()
-        try store.close()
-        var bytes = try Data(contentsOf: url)
-        let marker = try #require(bytes.range(of: Data("befriend".utf8)))
-        bytes[marker.lowerBound] ^= 0xFF
-        try bytes.write(to: url)
+        let url = try StudioFixtures.damagedJournal()
         let page = url.deletingLastPathComponent().appendingPathComponent("damaged.html")
         try Journal.writeStudioPage(ofJournalAt: url, to: page)
         let dom = try Self.dom(page)

@@ -82,12 +82,7 @@ struct StudioPageTests {
     }
 
     @Test func damagedJournalIsReportedOnThePage() throws {
-        let (store, url) = try StudioFixtures.store()
-        try store.close()
-        var bytes = try Data(contentsOf: url)
-        let marker = try #require(bytes.range(of: Data("befriend".utf8)))
-        bytes[marker.lowerBound] ^= 0xFF
-        try bytes.write(to: url)
+        let url = try StudioFixtures.damagedJournal()
         #expect(throws: JournalError.self) { try Journal(contentsOf: url) }
         let page = url.deletingLastPathComponent().appendingPathComponent("page.html")
         try Journal.writeStudioPage(ofJournalAt: url, to: page)

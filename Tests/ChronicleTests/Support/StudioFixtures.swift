@@ -37,6 +37,18 @@ enum StudioFixtures {
         return (store, url)
     }
 
+    /// The fixture's journal file, closed, with a byte of version 4's record
+    /// flipped: damaged in the middle, versions 1...3 intact.
+    static func damagedJournal(_ name: String = #function) throws -> URL {
+        let (store, url) = try store(name)
+        try store.close()
+        var bytes = try Data(contentsOf: url)
+        let marker = try #require(bytes.range(of: Data("befriend".utf8)))
+        bytes[marker.lowerBound] ^= 0xFF
+        try bytes.write(to: url)
+        return url
+    }
+
     /// The JSON data block `id` of a page, parsed.
     static func block(_ id: String, in html: String) throws -> Any {
         let start = try #require(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"), "no block \(id)")

@@ -68,6 +68,18 @@ struct StudioJSONWriter {
         bytes[start...].reverse()
     }
 
+    /// `[e1,e2,…]`, each element written by `element`.
+    mutating func array<S: Sequence>(_ elements: S, _ element: (inout StudioJSONWriter, S.Element) -> Void) {
+        byte(UInt8(ascii: "["))
+        var first = true
+        for value in elements {
+            if !first { byte(UInt8(ascii: ",")) }
+            first = false
+            element(&self, value)
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
     /// A JSON string literal, escaped for JSON and for an HTML script element.
     /// - Complexity: O(length of `text`).
     mutating func string(_ text: String) {
@@ -134,23 +146,15 @@ struct StudioJSONWriter {
         case .decimal(let v): string(v.description)
         case .link(let key): int(key.rawValue)
         case .list(let elements), .set(let elements):
-            byte(UInt8(ascii: "["))
-            for (index, element) in elements.enumerated() {
-                if index > 0 { byte(UInt8(ascii: ",")) }
-                self.value(element)
-            }
-            byte(UInt8(ascii: "]"))
+            array(elements) { $0.value($1) }
         case .map(let entries):
-            byte(UInt8(ascii: "["))
-            for (index, entry) in entries.enumerated() {
-                if index > 0 { byte(UInt8(ascii: ",")) }
-                byte(UInt8(ascii: "["))
-                string(entry.key)
-                byte(UInt8(ascii: ","))
-                self.value(entry.value)
-                byte(UInt8(ascii: "]"))
+            array(entries) { out, entry in
+                out.byte(UInt8(ascii: "["))
+                out.string(entry.key)
+                out.byte(UInt8(ascii: ","))
+                out.value(entry.value)
+                out.byte(UInt8(ascii: "]"))
             }
-            byte(UInt8(ascii: "]"))
         }
     }
 

@@ -351,30 +351,15 @@ struct StudioPageBuilder {
     }
 
     private static func values(_ record: ObjectRecord, to out: inout StudioJSONWriter) {
-        out.byte(UInt8(ascii: "["))
-        for (index, value) in record.values.enumerated() {
-            if index > 0 { out.byte(UInt8(ascii: ",")) }
-            out.value(value)
-        }
-        out.byte(UInt8(ascii: "]"))
+        out.array(record.values) { $0.value($1) }
     }
 
     private static func intArray(_ values: [Int], to out: inout StudioJSONWriter) {
-        out.byte(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.byte(UInt8(ascii: ",")) }
-            out.int(value)
-        }
-        out.byte(UInt8(ascii: "]"))
+        out.array(values) { $0.int($1) }
     }
 
     private static func stringArray(_ values: [String], to out: inout StudioJSONWriter) {
-        out.byte(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { out.byte(UInt8(ascii: ",")) }
-            out.string(value)
-        }
-        out.byte(UInt8(ascii: "]"))
+        out.array(values) { $0.string($1) }
     }
 
     static func typeName(_ state: StoreState, _ table: Int) -> String {
