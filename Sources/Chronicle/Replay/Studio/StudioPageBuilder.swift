@@ -199,46 +199,36 @@ struct StudioPageBuilder {
             c.byte(UInt8(ascii: "0"))
         } else {
             var values = 1
-            c.raw("[[")
-            for (index, inserted) in changes.insertions.enumerated() {
-                if index > 0 { c.byte(UInt8(ascii: ",")) }
-                let record = new.object(table: inserted.table, key: inserted.key)
-                values += Self.object(inserted.table, inserted.key, record, to: &c)
+            c.byte(UInt8(ascii: "["))
+            c.array(changes.insertions) { out, inserted in
+                values += Self.object(inserted.table, inserted.key, new.object(table: inserted.table, key: inserted.key), to: &out)
             }
-            c.raw("],[")
-            for (index, modification) in changes.modifications.enumerated() {
-                if index > 0 { c.byte(UInt8(ascii: ",")) }
-                c.byte(UInt8(ascii: "["))
-                c.int(modification.table)
-                c.byte(UInt8(ascii: ","))
-                c.int(modification.key.rawValue)
-                c.raw(",[")
-                for (position, delta) in modification.properties.enumerated() {
-                    if position > 0 { c.byte(UInt8(ascii: ",")) }
-                    c.byte(UInt8(ascii: "["))
-                    c.int(delta.property)
-                    c.byte(UInt8(ascii: ","))
-                    c.value(delta.oldValue)
-                    c.byte(UInt8(ascii: ","))
-                    c.value(delta.newValue)
-                    c.byte(UInt8(ascii: "]"))
+            c.byte(UInt8(ascii: ","))
+            c.array(changes.modifications) { out, modification in
+                out.byte(UInt8(ascii: "["))
+                out.int(modification.table)
+                out.byte(UInt8(ascii: ","))
+                out.int(modification.key.rawValue)
+                out.byte(UInt8(ascii: ","))
+                out.array(modification.properties) { out, delta in
+                    out.byte(UInt8(ascii: "["))
+                    out.int(delta.property)
+                    out.byte(UInt8(ascii: ","))
+                    out.value(delta.oldValue)
+                    out.byte(UInt8(ascii: ","))
+                    out.value(delta.newValue)
+                    out.byte(UInt8(ascii: "]"))
                     values += 2
                 }
-                c.raw("]]")
+                out.byte(UInt8(ascii: "]"))
             }
-            c.raw("],[")
-            for (index, deleted) in changes.deletions.enumerated() {
-                if index > 0 { c.byte(UInt8(ascii: ",")) }
-                values += Self.object(deleted.table, deleted.key, changes.deletedRecords[deleted], to: &c)
+            c.byte(UInt8(ascii: ","))
+            c.array(changes.deletions) { out, deleted in
+                values += Self.object(deleted.table, deleted.key, changes.deletedRecords[deleted], to: &out)
             }
-            c.raw("],[")
-            if changes.schemaChanged {
-                for (index, line) in Self.schemaChanges(from: old.schema, to: new.schema).enumerated() {
-                    if index > 0 { c.byte(UInt8(ascii: ",")) }
-                    c.string(line)
-                }
-            }
-            c.raw("]]")
+            c.byte(UInt8(ascii: ","))
+            c.array(changes.schemaChanged ? Self.schemaChanges(from: old.schema, to: new.schema) : []) { $0.string($1) }
+            c.byte(UInt8(ascii: "]"))
             valuesSinceSnapshot += values
         }
         swap(&c, &chunk.changes)
