@@ -235,6 +235,27 @@ struct StudioBrowserTests {
         #expect(cell.hasSuffix("… (\(huge.utf16.count) characters)"), "a huge string is shown cut, with its length")
     }
 
+    @Test func compactedJournalStartsAtItsBase() throws {
+        let (store, _) = try StudioFixtures.store()
+        try store.compact(keepingLast: 3)
+        let journal = store.journalForReading
+        #expect(journal.baseVersion == 7, "version 8 is the snapshot, 9…11 the commits kept")
+        let page = try Self.page(store)
+        let dom = try Self.dom(page, "v=10")
+        #expect(Self.text(after: "id=\"commit-count\">", upTo: "</span>", in: dom) == "4 commits (versions 8…11)")
+        let state = try store.frozen(at: 10).state
+        let rows = try Self.stateRows(dom)
+        for (table, type) in state.schema.enumerated() {
+            for (key, record) in state.objects(table: table) {
+                for (property, value) in zip(type.properties, record.values) {
+                    #expect(rows["\(type.name)/\(key.rawValue)"]?[property.name] == Self.shown(value, property, state))
+                }
+            }
+        }
+        let before = try Self.dom(page, "v=7")
+        #expect(before.contains("History starts after version 7 (the journal was compacted)."))
+    }
+
     @Test func damagedJournalIsReportedInTheBrowser() throws {
         let url = try StudioFixtures.damagedJournal()
         let page = url.deletingLastPathComponent().appendingPathComponent("damaged.html")
