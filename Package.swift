@@ -27,7 +27,7 @@ let package = Package(
             dependencies: ["Chronicle"],
             path: "Examples/DoggoDB"
         ),
-        // Inspects journals from the command line: log, show, state, history, diff, verify, export, stats.
+        // Inspects journals from the command line: log, show, state, history, diff, verify, export, stats, studio.
         // (Named ChronicleCLI, not chronicle: on a case-insensitive file system
         // Sources/chronicle and Sources/Chronicle would be one folder.)
         .executableTarget(

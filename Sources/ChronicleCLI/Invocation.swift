@@ -27,6 +27,8 @@ enum Invocation: Equatable {
     case `import`(input: String, output: String)
     /// `stats FILE`.
     case stats(path: String)
+    /// `studio FILE [--output PATH] [--open]`.
+    case studio(path: String, output: String?, open: Bool)
 
     /// How `history` names its object: `#N` for the object key N, else a
     /// primary-key value whose type only the journal's schema tells.
@@ -89,6 +91,9 @@ enum Invocation: Equatable {
         case "stats":
             guard let a = try arguments(positional: 1...1) else { return .help(usage) }
             return .stats(path: a.positional[0])
+        case "studio":
+            guard let a = try arguments(options: ["output"], flags: ["open"], positional: 1...1) else { return .help(usage) }
+            return .studio(path: a.positional[0], output: a.options["output"], open: a.flags.contains("open"))
         default:
             // Usage.commands names a command this switch does not know: a bug
             // in the tool, reported as such rather than trapping.
@@ -109,6 +114,7 @@ enum Invocation: Equatable {
         case let .export(path, from, to): try ExportCommand.run(path: path, from: from, to: to)
         case let .import(input, output): try ImportCommand.run(input: input, output: output)
         case let .stats(path): try StatsCommand.run(path: path)
+        case let .studio(path, output, open): try StudioCommand.run(path: path, output: output, open: open)
         }
     }
 }

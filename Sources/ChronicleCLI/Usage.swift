@@ -16,6 +16,7 @@ enum Usage {
       export FILE --jsonl [--from V] [--to V]   the commits as JSON Lines, to stdout
       import JSONL OUT                          a new journal OUT from JSON Lines
       stats FILE                                commits, events per kind and type, size
+      studio FILE [--output PATH] [--open]      the history as one HTML page to browse
 
     `chronicle <command> --help` describes a command. Exit status: 0 success,
     64 bad arguments, 65 damaged journal or input, 66 missing file, 1 other errors.
@@ -80,6 +81,16 @@ enum Usage {
 
         The number of commits and events, events per kind and per type, the
         time span and the file size.
+        """,
+        "studio": """
+        usage: chronicle studio FILE [--output PATH] [--open]
+
+        Writes Chronicle Studio, one self-contained HTML page of the journal's
+        history (a timeline with a slider, the objects at any version, an
+        object's history, diffs), to PATH (by default FILE's name with
+        .studio.html, in the current directory) and prints its path. --open
+        opens it with xdg-open or open. A damaged journal's intact versions
+        are shown, and the damage reported at the top of the page.
         """,
     ]
 }
