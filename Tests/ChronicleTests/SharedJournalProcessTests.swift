@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Testing
 @testable import Chronicle
+@testable import ChronicleCLI
 
 /// A running ChronicleSharingChild: commands in, answer lines out.
 final class SharingProcess: @unchecked Sendable {
@@ -16,12 +17,19 @@ final class SharingProcess: @unchecked Sendable {
     private let partial = Locked<String>("")
 
     /// Launches the helper on `url` and waits for it to be ready.
-    init(_ url: URL, durability: String = "full", sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let child = try #require(JournalCrashTests.childExecutable(named: "ChronicleSharingChild"),
-                                 "ChronicleSharingChild was not found next to the test binary; build it with `swift build --build-tests`",
+    convenience init(_ url: URL, durability: String = "full", sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try self.init(executable: "ChronicleSharingChild", [url.path, "--durability", durability], ready: "ready",
+                      sourceLocation: sourceLocation)
+    }
+
+    /// Launches the executable `name` (built next to the test binary) with
+    /// `arguments`, and waits for a line starting with `ready`, if given.
+    init(executable name: String, _ arguments: [String], ready: String?, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let child = try #require(JournalCrashTests.childExecutable(named: name),
+                                 "\(name) was not found next to the test binary; build it with `swift build --build-tests`",
                                  sourceLocation: sourceLocation)
         process.executableURL = child
-        process.arguments = [url.path, "--durability", durability]
+        process.arguments = arguments
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
@@ -44,7 +52,9 @@ final class SharingProcess: @unchecked Sendable {
                 lines.withLock { $0 += complete }
             }
         }.start()
-        _ = try #require(next("ready"), "the helper did not open the store: \(complaint)", sourceLocation: sourceLocation)
+        if let ready {
+            _ = try #require(next(ready), "\(name) did not start: \(complaint)", sourceLocation: sourceLocation)
+        }
     }
 
     deinit {
@@ -91,8 +101,8 @@ final class SharingProcess: @unchecked Sendable {
         }
     }
 
-    func kill() {
-        sendSignal(process.processIdentifier, SIGKILL)
+    func kill(_ signal: Int32 = SIGKILL) {
+        sendSignal(process.processIdentifier, signal)
         process.waitUntilExit()
     }
 
@@ -213,5 +223,45 @@ struct SharedJournalProcessTests {
         #expect(b.run("state", answer: "state") == "state 7 1:4:,3:0:")
         b.quit()
         c.quit()
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func chronicleLogFollowPrintsAnotherProcessesCommitsAsTheyCome() throws {
+        let url = try JournalFixtures.journalURL()
+        let writer = try SharingProcess(url)
+        #expect(writer.run("create 1 0") != nil)
+        let log = try SharingProcess(executable: "chronicle", ["log", url.path, "--follow"], ready: "    2")
+        #expect(log.take("    1").count == 1)
+        #expect(writer.run("set 1 score 5") != nil)
+        let line = log.next("    3", timeout: 20)
+        #expect(line?.contains("SharedItem") == true && line?.contains("score") == true)
+        #expect(writer.run("set 1 name Ann") != nil)
+        #expect(log.next("    4", timeout: 20)?.contains("name") == true)
+        // It runs until interrupted.
+        #expect(log.process.isRunning)
+        log.kill(SIGINT)
+        #expect(log.process.terminationReason == .uncaughtSignal)
+        writer.quit()
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func chronicleStateFollowPrintsTheNewestState() throws {
+        let url = try JournalFixtures.journalURL()
+        let writer = try SharingProcess(url)
+        let state = try SharingProcess(executable: "chronicle", ["state", url.path, "--type", "SharedItem", "--follow"],
+                                       ready: "version 1")
+        #expect(writer.run("create 1 7") != nil)
+        #expect(state.next("version 2", timeout: 20) != nil)
+        #expect(state.next("SharedItem — 1 object", timeout: 20) != nil)
+        state.kill(SIGINT)
+        writer.quit()
+    }
+
+    @Test func followTakesNoEndVersion() throws {
+        #expect(CLIParsingTests.usageError(["log", "j", "--follow", "--to", "3"]) == "--follow prints commits until interrupted; it takes no --to")
+        #expect(CLIParsingTests.usageError(["state", "j", "--follow", "--at", "3"])
+            == "--follow prints the newest state until interrupted; it takes no --at")
+        #expect(try Invocation.parse(["log", "j", "--follow"]) == .log(path: "j", from: 1, to: nil, type: nil, follow: true))
+        #expect(try Invocation.parse(["state", "j", "--follow"]) == .state(path: "j", at: nil, type: nil, json: false, follow: true))
     }
 }
