@@ -46,9 +46,15 @@ let package = Package(
             dependencies: ["Chronicle"],
             path: "Tests/ChronicleCrashChild"
         ),
+        // One of several processes sharing a store, on command; the sharing tests launch it.
+        .executableTarget(
+            name: "ChronicleSharingChild",
+            dependencies: ["Chronicle"],
+            path: "Tests/ChronicleSharingChild"
+        ),
         .testTarget(
             name: "ChronicleTests",
-            dependencies: ["Chronicle", "ChronicleTesting", "ChronicleCrashChild", "ChronicleCLI"],
+            dependencies: ["Chronicle", "ChronicleTesting", "ChronicleCrashChild", "ChronicleSharingChild", "ChronicleCLI"],
             path: "Tests/ChronicleTests"
         ),
         .testTarget(

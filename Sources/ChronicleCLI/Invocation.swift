@@ -9,12 +9,12 @@
 enum Invocation: Equatable {
     /// `--help`: print `text` on standard output and succeed.
     case help(String)
-    /// `log FILE [--from V] [--to V] [--type T]`.
-    case log(path: String, from: UInt64, to: UInt64?, type: String?)
+    /// `log FILE [--from V] [--to V] [--type T] [--follow]`.
+    case log(path: String, from: UInt64, to: UInt64?, type: String?, follow: Bool = false)
     /// `show FILE V`; `version` is at least 1.
     case show(path: String, version: UInt64)
-    /// `state FILE [--at V] [--type T] [--json]`.
-    case state(path: String, at: UInt64?, type: String?, json: Bool)
+    /// `state FILE [--at V] [--type T] [--json] [--follow]`.
+    case state(path: String, at: UInt64?, type: String?, json: Bool, follow: Bool = false)
     /// `history FILE TYPE KEY [PROPERTY]`.
     case history(path: String, type: String, object: ObjectName, property: String?)
     /// `diff FILE V1 V2`.
@@ -58,16 +58,22 @@ enum Invocation: Equatable {
         }
         switch name {
         case "log":
-            guard let a = try arguments(options: ["from", "to", "type"], positional: 1...1) else { return .help(usage) }
-            return .log(path: a.positional[0], from: try a.version("from") ?? 1, to: try a.version("to"), type: a.options["type"])
+            guard let a = try arguments(options: ["from", "to", "type"], flags: ["follow"], positional: 1...1) else { return .help(usage) }
+            let follow = a.flags.contains("follow")
+            if follow, a.options["to"] != nil { throw .usage("--follow prints commits until interrupted; it takes no --to") }
+            return .log(path: a.positional[0], from: try a.version("from") ?? 1, to: try a.version("to"), type: a.options["type"],
+                        follow: follow)
         case "show":
             guard let a = try arguments(positional: 2...2) else { return .help(usage) }
             let version = try a.version(at: 1, "V")
             guard version >= 1 else { throw .usage("versions start at 1") }
             return .show(path: a.positional[0], version: version)
         case "state":
-            guard let a = try arguments(options: ["at", "type"], flags: ["json"], positional: 1...1) else { return .help(usage) }
-            return .state(path: a.positional[0], at: try a.version("at"), type: a.options["type"], json: a.flags.contains("json"))
+            guard let a = try arguments(options: ["at", "type"], flags: ["json", "follow"], positional: 1...1) else { return .help(usage) }
+            let follow = a.flags.contains("follow")
+            if follow, a.options["at"] != nil { throw .usage("--follow prints the newest state until interrupted; it takes no --at") }
+            return .state(path: a.positional[0], at: try a.version("at"), type: a.options["type"], json: a.flags.contains("json"),
+                          follow: follow)
         case "history":
             guard let a = try arguments(positional: 3...4) else { return .help(usage) }
             let text = a.positional[2]
@@ -105,9 +111,9 @@ enum Invocation: Equatable {
     func run() throws(CLIError) {
         switch self {
         case .help(let text): print(text)
-        case let .log(path, from, to, type): try LogCommand.run(path: path, from: from, to: to, type: type)
+        case let .log(path, from, to, type, follow): try LogCommand.run(path: path, from: from, to: to, type: type, follow: follow)
         case let .show(path, version): try ShowCommand.run(path: path, version: version)
-        case let .state(path, at, type, json): try StateCommand.run(path: path, at: at, type: type, json: json)
+        case let .state(path, at, type, json, follow): try StateCommand.run(path: path, at: at, type: type, json: json, follow: follow)
         case let .history(path, type, object, property): try HistoryCommand.run(path: path, type: type, object: object, property: property)
         case let .diff(path, from, to): try DiffCommand.run(path: path, from: from, to: to)
         case let .verify(path): try VerifyCommand.run(path: path)

@@ -34,6 +34,44 @@ enum JournalInput {
         }
     }
 
+    /// Calls `body` with each commit that other processes append after
+    /// `version`, as they append them, and `batchDone` after each batch;
+    /// returns only by throwing (the process ends when interrupted).
+    /// Standard output is flushed after each batch, so that a pipe or a file
+    /// sees the lines at once. Waiting costs nothing: the journal wakes on a
+    /// file-change notification (``Journal/waitForCommits(after:timeout:)``).
+    static func follow(_ journal: Journal, path: String, after version: UInt64,
+                       _ body: (Commit) throws(CLIError) -> Void, batchDone: () -> Void = {}) throws(CLIError) -> Never {
+        var seen = version
+        allowInterruption()
+        fflush(nil)
+        while true {
+            do { _ = try journal.waitForCommits(after: seen) } catch { throw CLIError.from(error, path: path) }
+            var reader = journal.reader(from: seen + 1)
+            while true {
+                let next: Commit?
+                do { next = try reader.next() } catch { throw CLIError.from(error, path: path) }
+                guard let commit = next else { break }
+                try body(commit)
+                seen = commit.version
+            }
+            batchDone()
+            fflush(nil)
+        }
+    }
+
+    /// Unblocks `SIGINT`, `SIGTERM` and `SIGHUP` on this thread, so that
+    /// following ends when interrupted even if the process was started with
+    /// them blocked (a child inherits its launcher thread's signal mask, and
+    /// some launchers, dispatch worker threads among them, block them).
+    /// Signals a launcher *ignores* stay ignored, as `nohup` intends.
+    private static func allowInterruption() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGINT, SIGTERM, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+
     /// The state at `version` and the commit that made it, folded with progress.
     static func state(_ journal: Journal, path: String, at version: UInt64) throws(CLIError) -> StoreState {
         guard version <= journal.lastVersion else {

@@ -2,11 +2,14 @@ import Chronicle
 
 /// `chronicle log`: one line per commit.
 enum LogCommand {
-    static func run(path: String, from: UInt64, to: UInt64?, type: String?) throws(CLIError) {
+    /// With `follow`, goes on with the commits other processes append, until interrupted.
+    static func run(path: String, from: UInt64, to: UInt64?, type: String?, follow: Bool = false) throws(CLIError) {
         let journal = try JournalInput.open(path)
         var schema = SchemaTracker()
         var seenType = type == nil
-        try JournalInput.forEach(journal, path: path, through: to, what: "reading") { commit in
+        var last: UInt64 = 0
+        func show(_ commit: Commit) {
+            last = commit.version
             let tables = schema.tables(of: commit)
             if let type, !seenType { seenType = schema.types.contains { $0.name == type } }
             guard commit.version >= from else { return }
@@ -16,7 +19,10 @@ enum LogCommand {
             }
             print(line(commit, schema: schema.types))
         }
-        if let type, !seenType { throw .usage("the journal has no type \"\(type)\"") }
+        try JournalInput.forEach(journal, path: path, through: to, what: "reading") { show($0) }
+        // A type the journal does not have yet may come: following waits for it.
+        if let type, !seenType, !follow { throw .usage("the journal has no type \"\(type)\"") }
+        if follow { try JournalInput.follow(journal, path: path, after: last) { show($0) } }
     }
 
     /// `   3  2026-…Z  label  summary`

@@ -2,13 +2,33 @@ import Chronicle
 
 /// `chronicle state`: the objects at a version, as tables or JSON.
 enum StateCommand {
-    static func run(path: String, at: UInt64?, type: String?, json: Bool) throws(CLIError) {
+    /// With `follow`, prints the state again after each batch of commits
+    /// other processes append, until interrupted.
+    static func run(path: String, at: UInt64?, type: String?, json: Bool, follow: Bool = false) throws(CLIError) {
         let journal = try JournalInput.open(path)
         let version = at ?? journal.lastVersion
-        let state = try JournalInput.state(journal, path: path, at: version)
+        var state = try JournalInput.state(journal, path: path, at: version)
+        try show(state, type: type, json: json, waitingForType: follow)
+        guard follow else { return }
+        try JournalInput.follow(journal, path: path, after: state.version, { (commit) throws(CLIError) in
+            do { state = try state.applying(commit).state } catch {
+                throw .damaged("\(path): commit \(commit.version) does not fold: \(error)")
+            }
+        }, batchDone: {
+            if json { print("") }
+            try? show(state, type: type, json: json, waitingForType: true)
+        })
+    }
+
+    /// Prints `state` (only `type`, if given). `waitingForType`: a missing
+    /// type is not an error (following waits for it) and prints nothing.
+    private static func show(_ state: StoreState, type: String?, json: Bool, waitingForType: Bool) throws(CLIError) {
         var tables = Array(state.schema.indices)
         if let type {
-            guard let table = state.tableIndex(named: type) else { throw .usage("version \(version) has no type \"\(type)\"") }
+            guard let table = state.tableIndex(named: type) else {
+                if waitingForType { return }
+                throw .usage("version \(state.version) has no type \"\(type)\"")
+            }
             tables = [table]
         }
         if json {

@@ -7,9 +7,11 @@ enum Usage {
     records its own schema). The journal is only read.
 
     commands:
-      log FILE [--from V] [--to V] [--type T]   one line per commit
+      log FILE [--from V] [--to V] [--type T] [--follow]
+                                                one line per commit
       show FILE V                               one commit in full
-      state FILE [--at V] [--type T] [--json]   the objects at a version
+      state FILE [--at V] [--type T] [--json] [--follow]
+                                                the objects at a version
       history FILE TYPE KEY [PROPERTY]          the history of one object or property
       diff FILE V1 V2                           what changed between two versions
       verify FILE                               check every record and the fold
@@ -24,11 +26,12 @@ enum Usage {
 
     static let commands: [String: String] = [
         "log": """
-        usage: chronicle log FILE [--from V] [--to V] [--type T]
+        usage: chronicle log FILE [--from V] [--to V] [--type T] [--follow]
 
         One line per commit: version, time (UTC), label, and a summary of its
         events. --from and --to limit the versions; --type keeps the commits
-        whose events touch type T.
+        whose events touch type T. --follow then goes on printing the commits
+        other processes append, as they append them, until interrupted.
         """,
         "show": """
         usage: chronicle show FILE V
@@ -37,10 +40,12 @@ enum Usage {
         type and property names and values.
         """,
         "state": """
-        usage: chronicle state FILE [--at V] [--type T] [--json]
+        usage: chronicle state FILE [--at V] [--type T] [--json] [--follow]
 
         The objects at version V (the last by default), one table per type (or
         only type T), or as JSON with --json (values in the JSON Lines mapping).
+        --follow prints the state again each time other processes commit,
+        until interrupted.
         """,
         "history": """
         usage: chronicle history FILE TYPE KEY [PROPERTY]

@@ -1,6 +1,6 @@
 // The child process of the crash tests (JournalCrashTests, scripts/crash-run).
 //
-//   ChronicleCrashChild <journal path> [--store] [--writers N] [--wide]
+//   ChronicleCrashChild <journal path> [--store] [--writers N] [--id K] [--wide]
 //       Appends commits forever with full durability, printing each one
 //       (unbuffered, one write(2) a line) only after it returned:
 //       It prints "ready" once the journal is open, then journal mode
@@ -16,7 +16,9 @@
 // a `CrashItem` (payload size varied by its id) and sets its writer's
 // `CrashProgress.count` in the same commit, so a partial commit shows as an
 // item without its count or a count without its item. `--writers N` commits
-// from N threads at once (group commit).
+// from N threads at once (group commit). `--id K` numbers the writers from
+// 100 K, so that several processes can write one store at once
+// (scripts/crash-run --processes) and their printed lines be verified together.
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -85,6 +87,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 }
 let verify = flag("--verify"), storeMode = flag("--store"), wide = flag("--wide")
 let writers = max(1, option("--writers") ?? 1)
+let firstWriter = 100 * max(0, option("--id") ?? 0)
 guard arguments.count == (verify ? 2 : 1) else {
     fail("usage: ChronicleCrashChild [--verify] <journal path> [printed file] [--store] [--writers N] [--wide]")
 }
@@ -162,7 +165,7 @@ if storeMode {
     for progress in store.objects(CrashProgress.self) { counts[progress.writer] = progress.count }
     let start = counts
     say("ready")
-    let threads = (0..<writers).map { writer in
+    let threads = (firstWriter..<firstWriter + writers).map { writer in
         Thread {
             var seq = start[writer] ?? 0
             while true {

@@ -265,7 +265,9 @@ struct BadInputCatalogueTests {
 
     @Test func aLockedJournalIsReported() throws {
         let url = try JournalFixtures.journalURL()
-        let first = try Store(configuration: .init(fileURL: url))
+        // An exclusive writer (a journal opened alone, or a Chronicle from
+        // before sharing) keeps stores out; stores share with each other.
+        let first = try Journal(fileURL: url)
         #expect {
             _ = try Store(configuration: .init(fileURL: url))
         } throws: { error in

@@ -17,12 +17,12 @@ struct JournalCrashTests {
                       label: "crash \(version)", events: [.set(table: 0, key: ObjectKey(Int64(version)), property: 0, value: .string(text))])
     }
 
-    /// The crash child's executable: built next to the test binary by `swift test`
-    /// (the test target depends on it). `CHRONICLE_CRASH_CHILD` overrides the lookup.
-    static func childExecutable() -> URL? {
-        let name = "ChronicleCrashChild"
+    /// The crash child's executable (or another helper target's, `name`):
+    /// built next to the test binary by `swift test` (the test target
+    /// depends on it). `CHRONICLE_CRASH_CHILD` overrides the crash child's lookup.
+    static func childExecutable(named name: String = "ChronicleCrashChild") -> URL? {
         var candidates: [URL] = []
-        if let override = ProcessInfo.processInfo.environment["CHRONICLE_CRASH_CHILD"] {
+        if name == "ChronicleCrashChild", let override = ProcessInfo.processInfo.environment["CHRONICLE_CRASH_CHILD"] {
             candidates.append(URL(fileURLWithPath: override))
         }
         // Next to the test binary, or next to the .xctest bundle that holds it (macOS).

@@ -112,8 +112,9 @@ enum CheckpointFile {
     /// it names would, after a power loss, name a commit the journal lost.
     /// (It would be rejected, but it would cost the next open a full fold.)
     ///
-    /// Call only as the journal's writer (the one process that may replace
-    /// its checkpoint file), one write at a time.
+    /// Call only as a writer of the journal. With a shared journal, one
+    /// process at a time writes (an exclusive `flock` on
+    /// `<checkpoint name>.lock`); the others skip meanwhile.
     ///
     /// - Returns: whether a file was written (not for an empty state or an
     ///   in-memory or read-only journal).
@@ -127,6 +128,15 @@ enum CheckpointFile {
         guard let prefix = try journal.prefix(through: state.version) else { return false }
         let bytes = encode(state, prefix: prefix)
         let target = url(for: journalURL)
+        // One process at a time: removing leftovers would take another
+        // process's temporary file from under it. One that finds the lock
+        // taken skips: the file is being made fresh anyway.
+        var alone: Int32?
+        if journal.isShared {
+            alone = ProcessWriteLock.tryLockAlone(path: target.path + ".lock")
+            if alone == nil { return false }
+        }
+        defer { if let alone { _ = closeDescriptor(alone) } }
         FileReplacement.removeLeftovers(of: target)
         try FileReplacement.replace(at: target, afterStep: afterStep) { (file) throws(JournalError) in
             try bytes.withBytes { (raw) throws(JournalError) in try file.write(raw, at: 0) }

@@ -40,7 +40,8 @@ public final class Journal: Sendable {
 
     let core: JournalCore
 
-    private init(fileURL: URL?, durability: Durability, isReadOnly: Bool, scan: JournalScan, storage: any JournalStorage) {
+    private init(fileURL: URL?, durability: Durability, isReadOnly: Bool, scan: JournalScan, storage: any JournalStorage,
+                 processLock: ProcessWriteLock? = nil) {
         self.fileURL = fileURL
         self.durability = durability
         self.isReadOnly = isReadOnly
@@ -53,7 +54,7 @@ public final class Journal: Sendable {
         var reserves = false
         if !isReadOnly, storage is JournalFile, durability != .none { reserves = true }
         core = JournalCore(storage: storage, baseVersion: scan.baseVersion, unscanned: scan.unscanned, offsets: scan.offsets,
-                           end: scan.end, hasFlusher: hasFlusher, reserves: reserves)
+                           end: scan.end, hasFlusher: hasFlusher, reserves: reserves, processLock: processLock)
         if case .batched(let maxDelay, _) = durability, !isReadOnly {
             let core = self.core
             let flusher = Thread {
@@ -112,6 +113,52 @@ public final class Journal: Sendable {
             try file.sync()
         }
         self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file)
+    }
+
+    /// Opens the journal at `fileURL` for appending, sharing it with every
+    /// other process (and every other journal of this process) that opens it
+    /// this way, creating it if absent.
+    ///
+    /// Each of them may append: an append takes the journal's process lock
+    /// (`flock` on `<journal name>.lock` next to it) just for the write,
+    /// first catching up (``catchUp()``) with the commits the others
+    /// appended, so versions stay gap-free across them all. A commit whose
+    /// version is not the one after the caught-up journal throws
+    /// ``JournalError/versionMismatch(expected:found:)`` (a `Store` numbers
+    /// its commits itself, under the lock). Durability (``durability``,
+    /// group commit) is this journal's own: a sync makes every commit
+    /// written so far durable, whoever wrote it.
+    ///
+    /// Opening takes the process lock briefly, so that it scans and cuts a
+    /// torn tail as ``init(fileURL:durability:)`` does without mistaking a
+    /// commit being written for one; and holds the journal file's shared
+    /// `flock` while open, which tells an exclusive writer
+    /// (``init(fileURL:durability:)``) and `Store.compact` that others
+    /// use the file. For local file systems only (see the "Reliability" article).
+    ///
+    /// - Throws: ``JournalError/locked(_:)`` if an exclusive writer
+    ///   (``init(fileURL:durability:)``, or a build of Chronicle from before
+    ///   sharing) holds the journal; the other opening errors of
+    ///   ``init(fileURL:durability:)``.
+    /// - Complexity: O(size of the journal).
+    public convenience init(sharedFileURL fileURL: URL, durability: Durability = .full) throws(JournalError) {
+        try self.init(sharedFileURL: fileURL, durability: durability, trusting: nil)
+    }
+
+    /// ``init(sharedFileURL:durability:)``, trusting the records of `prefix`
+    /// as ``init(fileURL:durability:trusting:)`` does.
+    convenience init(sharedFileURL fileURL: URL, durability: Durability, trusting prefix: JournalPrefix?) throws(JournalError) {
+        let lock = try ProcessWriteLock(journalURL: fileURL)
+        try lock.lock()
+        defer { lock.unlock() }
+        let file = try JournalFile.openShared(fileURL)
+        let scan = try JournalScan.scan(file, url: fileURL, trusting: prefix)
+        if scan.tornBytes > 0 {
+            try file.truncate(to: scan.end)
+        } else {
+            try file.sync()
+        }
+        self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, processLock: lock)
     }
 
     /// Opens the journal at `url` for reading only.
@@ -189,6 +236,13 @@ public final class Journal: Sendable {
     /// - Complexity: O(size of the commit).
     public func write(_ commit: Commit) throws(JournalError) -> DurabilityTicket {
         if isReadOnly, let fileURL { throw .readOnly(fileURL) }
+        let core = self.core
+        if let lock = core.processLock, !lock.isHeldByCurrentThread {
+            return try lock.withLock { () throws(JournalError) -> DurabilityTicket in
+                try core.catchUp(holdingProcessLock: true)
+                return DurabilityTicket(version: try core.write(commit))
+            }
+        }
         return DurabilityTicket(version: try core.write(commit))
     }
 
@@ -237,7 +291,7 @@ public final class Journal: Sendable {
         }
         if wasClosed { return }
         defer {
-            if !isReadOnly { core.releaseReservation() }
+            if !isReadOnly { releaseReservation() }
             core.groupCommit.stop()
             core.storage.unlock()
         }

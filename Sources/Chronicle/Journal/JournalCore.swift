@@ -50,6 +50,10 @@ final class JournalCore: Sendable {
     /// The prefix a trusted open skipped, until it is scanned; lock order:
     /// this lock, then `state`'s (see `scanUnscannedPrefix()`).
     let prefixCheck: Locked<PrefixCheck>
+    /// The lock writers of a journal shared between processes take to
+    /// append (``Journal/init(sharedFileURL:durability:)``); `nil` for a
+    /// journal no other process writes. Lock order: this lock, then `state`'s.
+    let processLock: ProcessWriteLock?
 
     /// How much an append reserves ahead of the data when it runs out.
     static let reservation = 1 << 20
@@ -58,8 +62,9 @@ final class JournalCore: Sendable {
     /// records of `unscanned` (if a trusted open skipped them) or after
     /// `baseVersion`.
     init(storage: any JournalStorage, baseVersion: UInt64 = 0, unscanned: UnscannedPrefix? = nil, offsets: [Int], end: Int,
-         hasFlusher: Bool, reserves: Bool = false) {
+         hasFlusher: Bool, reserves: Bool = false, processLock: ProcessWriteLock? = nil) {
         self.storage = storage
+        self.processLock = processLock
         let initial = State(baseVersion: baseVersion, unscannedCount: unscanned?.count ?? 0, offsets: offsets, end: end,
                             reservedEnd: end, reserves: reserves)
         state = Locked(initial)

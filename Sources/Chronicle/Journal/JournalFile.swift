@@ -21,7 +21,7 @@ final class JournalFile: JournalStorage {
         self.path = path
     }
 
-    deinit { _ = Glibc_close(fd) }
+    deinit { _ = closeDescriptor(fd) }
 
     /// Opens `url` for reading only: no lock, never modifies the file.
     static func openForReading(_ url: URL) throws(JournalError) -> JournalFile {
@@ -49,6 +49,59 @@ final class JournalFile: JournalStorage {
             throw .io(operation: "flock", errno: code, path: path)
         }
         return file
+    }
+
+    /// Opens `url` for reading and writing, creating it if absent, as one of
+    /// the processes that share it: takes the journal file's *shared*
+    /// advisory lock (`flock`, `LOCK_SH`) for as long as it is open, which
+    /// every sharing process holds, which an exclusive writer
+    /// (``openForWriting(_:)``, or a build of Chronicle from before
+    /// sharing) excludes, and which tells compaction whether another process
+    /// has the journal open (``tryLockExclusively()``).
+    ///
+    /// Call holding the journal's ``ProcessWriteLock``: compaction holds it
+    /// while it replaces the file, so the file opened here is the current one.
+    ///
+    /// - Throws: ``JournalError/locked(_:)`` if an exclusive writer holds the
+    ///   journal; ``JournalError/io(operation:errno:path:)``.
+    static func openShared(_ url: URL) throws(JournalError) -> JournalFile {
+        let path = url.path
+        var fd = open(path, O_RDWR | O_CLOEXEC)
+        if fd < 0 && errno == ENOENT {
+            try create(url)
+            fd = open(path, O_RDWR | O_CLOEXEC)
+        }
+        guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: path) }
+        let file = JournalFile(fd: fd, path: path)
+        while flock(fd, LOCK_SH | LOCK_NB) != 0 {
+            let code = errno
+            if code == EINTR { continue }
+            if code == EWOULDBLOCK || code == EAGAIN { throw .locked(url) }
+            throw .io(operation: "flock", errno: code, path: path)
+        }
+        return file
+    }
+
+    /// Turns the shared lock of ``openShared(_:)`` into the exclusive one if
+    /// no other description of the file holds a lock (no other process or
+    /// journal has it open); otherwise keeps (or takes back) the shared lock
+    /// and returns `false`.
+    ///
+    /// `flock` does not convert atomically: a failed attempt has dropped the
+    /// shared lock, which is taken back at once. Call holding the journal's
+    /// ``ProcessWriteLock``, so that no other process converts meanwhile.
+    func tryLockExclusively() -> Bool {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
+            return false
+        }
+        return true
+    }
+
+    /// Turns the exclusive lock of ``tryLockExclusively()`` back into the shared one.
+    func lockShared() {
+        while flock(fd, LOCK_SH) != 0 && errno == EINTR {}
     }
 
     /// Creates the journal atomically: the header goes into a temporary file,
@@ -83,7 +136,7 @@ final class JournalFile: JournalStorage {
     static func syncDirectory(_ path: String) throws(JournalError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .io(operation: "open directory", errno: errno, path: path) }
-        defer { _ = Glibc_close(fd) }
+        defer { _ = closeDescriptor(fd) }
         if fsync(fd) != 0 { throw .io(operation: "fsync directory", errno: errno, path: path) }
     }
 
@@ -157,6 +210,3 @@ final class JournalFile: JournalStorage {
 
     func unlock() { _ = flock(fd, LOCK_UN) }
 }
-
-/// `close(2)`, named apart from the methods called `close`.
-@inline(__always) private func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }

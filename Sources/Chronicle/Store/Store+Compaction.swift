@@ -24,12 +24,21 @@ extension Store {
     /// whole, and either opens to the same state. Before renaming, the new
     /// commits are folded and checked to give the current state.
     ///
+    /// **Several processes.** Compaction replaces the journal file, so it
+    /// runs only while no other process (and no other store of this
+    /// process) has the journal open: otherwise it throws
+    /// ``StoreError/sharedWithOtherProcesses(operation:)`` and changes
+    /// nothing. It holds the journal's process lock throughout, so no
+    /// process opens the old file meanwhile; one that opens the store
+    /// during compaction waits, then opens the new file.
+    ///
     /// Writers wait while compaction runs; readers do not. The store keeps
     /// working afterwards on the new journal. An in-memory store has no file
     /// to compact: the call does nothing.
     ///
     /// - Throws: ``StoreError/journal(_:)`` if writing, syncing or renaming
-    ///   fails (the old journal stays in use unless the rename happened).
+    ///   fails (the old journal stays in use unless the rename happened);
+    ///   ``StoreError/sharedWithOtherProcesses(operation:)``.
     /// - Complexity: O(number of objects) for the snapshot, plus
     ///   O(journal) to fold the journal again when `keepingLast > 0`.
     public func compact(keepingLast: Int = 0) throws {
@@ -43,7 +52,21 @@ extension Store {
         guard let url = configuration.fileURL else { return }
         writer.lock()
         defer { writer.unlock() }
+        // Other processes must not hold the old file open: they would go on
+        // appending to it after the rename. Holding the process lock, no
+        // one opens it meanwhile (opening takes the lock too).
         let old = journal
+        do { try old.lockForAppending() } catch { throw StoreError.journal(error) }
+        var holdsProcessLock = true
+        func releaseProcessLock() {
+            if holdsProcessLock { old.unlockAfterAppending() }
+            holdsProcessLock = false
+        }
+        defer { releaseProcessLock() }
+        try foldAppendedCommits(from: old)
+        guard old.tryUseFileAlone() else { throw StoreError.sharedWithOtherProcesses(operation: "compact()") }
+        var replaced = false
+        defer { if !replaced { old.shareFileAgain() } }
         let current = committedState()
         let first = old.baseVersion + 1
         guard current.version >= first else { return }
@@ -74,18 +97,24 @@ extension Store {
             // Once renamed, the journal at `url` is the new one: use it even if
             // a later step failed, or commits would go to the unlinked file.
             if let found = try? Journal(contentsOf: url), found.fileIdentifier != old.fileIdentifier {
+                replaced = true
+                releaseProcessLock()
                 try? swapJournal(url: url, old: old)
             }
             throw StoreError.journal(error)
         }
+        replaced = true
+        // Opening the new journal takes the process lock itself.
+        releaseProcessLock()
         try swapJournal(url: url, old: old)
     }
 
     private func swapJournal(url: URL, old: Journal) throws {
         let new: Journal
-        do { new = try Journal(fileURL: url, durability: configuration.durability) } catch { throw StoreError.journal(error) }
+        do { new = try Journal(sharedFileURL: url, durability: configuration.durability) } catch { throw StoreError.journal(error) }
         journalBox.withLock { $0 = new }
         try? old.close()
+        startFollowing() // the watch was on the old file
         // The new journal has a new file identifier: the checkpoint file
         // matches it no longer, so the next open would fold it all.
         checkpointFile.journalWasReplaced()

@@ -57,6 +57,9 @@ public final class Store: Sendable {
     let checkpoints: CheckpointIndex
     /// Keeps the checkpoint file next to the journal fresh, off the commit path.
     let checkpointFile: CheckpointFileWriter
+    /// Follows the commits other processes append (Store+CatchUp.swift);
+    /// `nil` for an in-memory store, and once closed.
+    let follower = Locked<FileChangeWatcher?>(nil)
 
     /// Opens the store: opens (or creates) the journal and folds it.
     ///
@@ -72,7 +75,7 @@ public final class Store: Sendable {
                 // The checkpoint file first: the journal need not check the records it covers.
                 candidate = Store.checkpointCandidate(for: url, policy: configuration.checkpoints)
                 let prefix = try? candidate?.get().layout.prefix
-                journal = try Journal(fileURL: url, durability: configuration.durability, trusting: prefix)
+                journal = try Journal(sharedFileURL: url, durability: configuration.durability, trusting: prefix)
             } else {
                 journal = Journal.inMemory()
             }
@@ -102,11 +105,15 @@ public final class Store: Sendable {
                 preconditionFailure("Chronicle: unexpected error while registering the schema: \(error)")
             }
         }
+        startFollowing()
     }
 
     // A checkpoint write in progress holds the journal; wait for it, so the
     // journal closes (and its file lock is released) as the store goes.
-    deinit { checkpointFile.stop() }
+    deinit {
+        stopFollowing()
+        checkpointFile.stop()
+    }
 
     /// Folds every commit of a journal (up to `last`) into a state.
     static func fold(_ journal: Journal, upTo last: UInt64 = .max) throws(StoreError) -> StoreState {
@@ -127,6 +134,7 @@ public final class Store: Sendable {
     /// A checkpoint file write in progress (see
     /// ``Store/CheckpointPolicy/fileThreshold``) finishes first; closing starts none.
     public func close() throws(StoreError) {
+        stopFollowing()
         checkpointFile.stop()
         do { try journal.close() } catch { throw .journal(error) }
     }
@@ -335,6 +343,11 @@ public final class Store: Sendable {
     }
 
     private func performWrite<Result>(label: String?, metadata: [String: String], _ body: () throws -> Result) throws -> Result {
+        // Other processes' commits first (Store+CatchUp.swift). The journal
+        // this commit goes to: wait for durability on the same one
+        // (compaction may replace it once the writer lock is released).
+        let journal = try beginWrite()
+        defer { journal.unlockAfterAppending() }
         let base = committedState()
         let transaction = Transaction(store: self, base: base)
         slot.transaction = transaction
@@ -368,11 +381,9 @@ public final class Store: Sendable {
         let commit = Commit(version: base.version + 1, timestamp: configuration.clock(), label: label,
                             metadata: metadata, events: transaction.events)
         let ticket: DurabilityTicket
-        // The journal this commit goes to: wait for durability on the same
-        // one (compaction may replace it once the writer lock is released).
-        let journal = self.journal
         do {
             ticket = try journal.write(commit)
+            journal.unlockAfterAppending()
         } catch {
             transaction.rollBack()
             finish()

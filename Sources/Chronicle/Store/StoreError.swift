@@ -11,6 +11,10 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case versionOutOfRange(requested: UInt64, available: ClosedRange<UInt64>)
     /// An operation a frozen store or object does not allow.
     case frozen(String)
+    /// The operation needs the journal file to itself, but another process
+    /// (or another store in this process) has it open: `Store.compact`
+    /// replaces the file, and the others would go on appending to the old one.
+    case sharedWithOtherProcesses(operation: String)
 
     /// The error a fold of the journal's commits stopped with.
     init(_ failure: JournalFoldError) {
@@ -29,6 +33,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .versionOutOfRange(requested, available):
             "version \(requested) does not exist; this store has versions \(available.lowerBound)...\(available.upperBound)"
         case .frozen(let what): "\(what) is frozen and cannot change"
+        case .sharedWithOtherProcesses(let operation):
+            "\(operation) was refused: another process (or another Store in this process) has the journal open, and "
+                + "\(operation) needs it alone. Close the store in the other processes first; nothing was changed."
         }
     }
 }

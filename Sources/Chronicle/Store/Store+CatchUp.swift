@@ -1,0 +1,113 @@
+import Dispatch
+
+extension Store {
+    /// Folds the commits the journal holds beyond the published state,
+    /// commits that someone else appended (another process sharing the
+    /// file), into it, one at a time and in version order, and dispatches
+    /// each to this store's observers exactly as one of its own writes: the
+    /// same streams, the same key-path filtering, the same old values.
+    ///
+    /// The one path by which a store takes in commits it did not write:
+    /// a write's catch-up (``beginWrite()``), following other processes
+    /// (``followOtherProcesses()``), and whatever else appends to the
+    /// journal from outside the store.
+    ///
+    /// Call holding ``writer``, after the journal caught up
+    /// (``Journal/catchUp()`` or ``Journal/lockForAppending()``).
+    ///
+    /// - Returns: how many commits were folded.
+    /// - Throws: ``StoreError/journal(_:)`` if a commit cannot be read,
+    ///   ``StoreError/rejected(_:)`` if one does not fold (the state is then
+    ///   that of the commits before it).
+    /// - Complexity: O(size of the new commits), plus the observers' dispatch.
+    @discardableResult
+    func foldAppendedCommits(from journal: Journal) throws(StoreError) -> Int {
+        var base = committedState()
+        guard journal.lastVersion > base.version else { return 0 }
+        var reader = journal.reader(from: base.version + 1)
+        var folded = 0
+        while true {
+            let next: Commit?
+            do { next = try reader.next() } catch { throw .journal(error) }
+            guard let commit = next else { return folded }
+            let applied: (state: StoreState, changes: ChangeSet)
+            do { applied = try base.applying(commit) } catch { throw .rejected(error) }
+            publish(applied.state)
+            checkpoints.didFold(applied.state, events: commit.events.count)
+            checkpointFile.didCommit(events: commit.events.count)
+            observers.dispatch(applied.changes, old: base, new: applied.state)
+            base = applied.state
+            folded += 1
+        }
+    }
+
+    /// The start of a write, holding ``writer``: takes the journal's
+    /// process lock (a shared journal's) and folds what other processes
+    /// appended, so the write's base is the newest state and its commit gets
+    /// the next version. The caller appends to the returned journal and
+    /// then calls ``Journal/unlockAfterAppending()``.
+    /// - Throws: ``StoreError/journal(_:)``, ``StoreError/rejected(_:)``;
+    ///   the process lock and ``writer`` are released then.
+    func beginWrite() throws(StoreError) -> Journal {
+        let journal = self.journal
+        do throws(StoreError) {
+            do { try journal.lockForAppending() } catch { throw .journal(error) }
+            try foldAppendedCommits(from: journal)
+        } catch {
+            journal.unlockAfterAppending()
+            writer.unlock()
+            throw error
+        }
+        return journal
+    }
+
+    /// Folds what other processes appended since the last look and
+    /// dispatches it to this store's observers: what the file-change
+    /// watcher runs. Waits for a write of this process in progress.
+    ///
+    /// A failure is not thrown anywhere: the next write meets it again and
+    /// throws it, and the next change tries again.
+    func followOtherProcesses() {
+        writer.lock()
+        defer { writer.unlock() }
+        let journal = self.journal
+        guard (try? journal.catchUp()) != nil else { return }
+        _ = try? foldAppendedCommits(from: journal)
+    }
+
+    /// Starts following the commits other processes append to a shared
+    /// journal (at open, and on the new file after compaction): a
+    /// ``FileChangeWatcher`` on the journal file, whose handler runs
+    /// ``followOtherProcesses()`` on a queue of the store's own.
+    ///
+    /// The handler first looks with neither the store nor its journal in
+    /// hand (the journal's core and the published state are enough), and
+    /// takes the store only when another process did append: most
+    /// notifications are this store's own writes, and a handler holding the
+    /// store then would make dropping the store close its journal a moment
+    /// later on the handler's thread, instead of at once.
+    func startFollowing() {
+        let journal = self.journal
+        guard journal.isShared, let url = journal.fileURL else { return }
+        let core = journal.core
+        let published = self.published
+        let queue = DispatchQueue(label: "Chronicle store follower", qos: .userInitiated)
+        let newWatcher = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval, queue: queue) { [weak self] in
+            guard let last = try? core.catchUp(holdingProcessLock: false),
+                  last > published.withLock({ $0 }).state.version else { return }
+            self?.followOtherProcesses()
+        }
+        follower.withLock { watcher in
+            watcher?.cancel()
+            watcher = newWatcher
+        }
+    }
+
+    /// Stops following other processes (at close, and when the store goes).
+    func stopFollowing() {
+        follower.withLock { watcher in
+            watcher?.cancel()
+            watcher = nil
+        }
+    }
+}

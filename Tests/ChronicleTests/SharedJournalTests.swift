@@ -1,0 +1,238 @@
+import ChronicleTesting
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// The model every sharing test (and the ChronicleSharingChild helper
+/// process) uses: the same class name, so the same table.
+final class SharedItem: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var score = 0
+}
+extension SharedItem: @unchecked Sendable {}
+
+/// Issue 30: several stores (here in one process, each with its own file
+/// descriptions and so its own locks, exactly as separate processes) share
+/// one journal file.
+@Suite("Sharing a journal between stores")
+struct SharedJournalTests {
+    static func open(_ url: URL, durability: Durability = .none) throws -> Store {
+        try Store(configuration: .init(fileURL: url, durability: durability, objectTypes: [SharedItem.self]))
+    }
+
+    static func scores(_ store: Store) -> [Int: Int] {
+        Dictionary(uniqueKeysWithValues: store.objects(SharedItem.self).map { ($0.id, $0.score) })
+    }
+
+    @Test func twoStoresTakeTurnsWithGapFreeVersionsAndEndAlike() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        for id in 0..<10 {
+            let store = id.isMultiple(of: 2) ? a : b
+            try store.write { store.create(SharedItem.self, value: ["id": id, "score": id * 10]) }
+        }
+        a.followOtherProcesses()
+        b.followOtherProcesses()
+        #expect(a.version == 11 && b.version == 11)  // the schema, then ten commits
+        #expect(Array(a.journal.commits()).map(\.version) == Array(1...11))
+        let expected = Dictionary(uniqueKeysWithValues: (0..<10).map { ($0, $0 * 10) })
+        #expect(Self.scores(a) == expected)
+        #expect(Self.scores(b) == expected)
+        #expect(a.committedState().isContentEqual(b.committedState()))
+        let reopened = try Self.open(url)
+        #expect(reopened.committedState().isContentEqual(a.committedState()))
+    }
+
+    @Test func aWriteCatchesUpFirstSoItsBodySeesTheOthersCommits() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        b.stopFollowing()  // only the write's own catch-up may bring a's commit in
+        try a.write { a.create(SharedItem.self, value: ["id": 1, "score": 1]) }
+        #expect(b.object(ofType: SharedItem.self, forPrimaryKey: 1) == nil)
+        try b.write {
+            let item = try #require(b.object(ofType: SharedItem.self, forPrimaryKey: 1))
+            item.score += 1
+        }
+        try a.write { a.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score += 1 }
+        b.followOtherProcesses()
+        #expect(Self.scores(a) == [1: 3])
+        #expect(Self.scores(b) == [1: 3])
+        // A duplicate primary key is caught against the caught-up state.
+        #expect(throws: StoreError.self) {
+            try b.write { b.create(SharedItem.self, value: ["id": 1]) }
+        }
+    }
+
+    @Test func observersSeeOtherStoresCommitsFilteredWithOldValues() async throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        try a.write { a.create(SharedItem.self, value: ["id": 7, "name": "seven", "score": 1]) }
+        b.followOtherProcesses()
+        let item = try #require(b.object(ofType: SharedItem.self, forPrimaryKey: 7))
+        let probe = StreamProbe(try item.changes(keyPaths: ["score"]))
+        let inA = try #require(a.object(ofType: SharedItem.self, forPrimaryKey: 7))
+        try a.write { inA.name = "renamed" }  // not observed
+        try a.write { inA.score = 2 }
+        // The store follows the file by itself: no call here.
+        guard case .change(_, let properties)? = await probe.next(timeout: .seconds(10)) else {
+            Issue.record("no change arrived")
+            return
+        }
+        #expect(properties.map(\.name) == ["score"])
+        #expect(properties.first?.oldValue as? Int == 1)
+        #expect(properties.first?.newValue as? Int == 2)
+        await probe.expectNoChange()
+    }
+
+    @Test func aTornTailIsCutByTheNextWriterNeverByAReader() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        b.stopFollowing()
+        try a.write { a.create(SharedItem.self, value: ["id": 1]) }
+        // What a writer killed mid-commit leaves: the start of a record.
+        let torn = try JournalFormat.encodeRecord(Commit(version: 3, timestamp: Date(), events: []))
+        let end = try Self.dataEnd(url)
+        try Self.write(Array(torn.prefix(torn.count - 3)), to: url, at: end)
+        let sizeWithTail = try JournalFixtures.bytes(url).count
+        // Readers look, and leave it.
+        let reader = try Journal(contentsOf: url)
+        #expect(reader.lastVersion == 2)
+        #expect(try reader.catchUp() == 2)
+        b.followOtherProcesses()
+        #expect(b.version == 2)
+        #expect(try JournalFixtures.bytes(url).count == sizeWithTail)
+        // The next writer cuts it under the lock and appends in its place.
+        try b.write { b.create(SharedItem.self, value: ["id": 2]) }
+        #expect(b.version == 3)
+        #expect(try reader.catchUp() == 3)
+        #expect(Array(reader.commits(from: 3)).first?.events.isEmpty == false)
+        a.followOtherProcesses()
+        #expect(Self.scores(a) == [1: 0, 2: 0])
+    }
+
+    @Test func aCommitBeingWrittenIsNotATornTailToAReader() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url)
+        a.stopFollowing()
+        let reader = try Journal(contentsOf: url)
+        // Another writer's commit, written in two halves as a reader may see it.
+        let journal = try Journal(sharedFileURL: url, durability: .none)
+        try journal.lockForAppending()
+        let record = try JournalFormat.encodeRecord(Commit(version: 2, timestamp: Date(), label: "by hand", events: []))
+        let end = try Self.dataEnd(url)
+        try Self.write(Array(record.prefix(record.count / 2)), to: url, at: end)
+        #expect(try reader.catchUp() == 1)
+        a.followOtherProcesses()
+        #expect(a.version == 1)
+        let opened = try Journal(contentsOf: url)  // opening while it is written: not cut, not damage
+        #expect(opened.lastVersion == 1)
+        try Self.write(Array(record.suffix(from: record.count / 2)), to: url, at: end + record.count / 2)
+        journal.unlockAfterAppending()
+        #expect(try reader.catchUp() == 2)
+        #expect(Array(reader.commits(from: 2)).map(\.label) == ["by hand"])
+        a.followOtherProcesses()
+        #expect(a.version == 2)
+        try a.write { a.create(SharedItem.self, value: ["id": 1]) }
+        #expect(a.version == 3)
+    }
+
+    @Test func compactionIsRefusedWhileAnotherStoreHasTheJournalOpen() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        try a.write { a.create(SharedItem.self, value: ["id": 1]) }
+        let before = try JournalFixtures.bytes(url)
+        #expect {
+            try a.compact()
+        } throws: { error in
+            guard case StoreError.sharedWithOtherProcesses(let operation) = error else { return false }
+            return operation == "compact()" && "\(error)".contains("Close the store in the other processes")
+        }
+        #expect(try JournalFixtures.bytes(url) == before)
+        // Refusing gave the file back: the others write, and others open.
+        try b.write { b.create(SharedItem.self, value: ["id": 2]) }
+        let c = try Self.open(url)
+        #expect(c.version == 3)
+        try b.close()
+        try c.close()
+        try a.compact()
+        #expect(a.journal.baseVersion == 2)
+        try a.write { a.create(SharedItem.self, value: ["id": 3]) }
+        let d = try Self.open(url)
+        #expect(Self.scores(d) == [1: 0, 2: 0, 3: 0])
+        try d.write { d.create(SharedItem.self, value: ["id": 4]) }
+        a.followOtherProcesses()
+        #expect(Self.scores(a).count == 4)
+    }
+
+    @Test func anExclusiveWriterAndSharingStoresExcludeEachOther() throws {
+        let url = try JournalFixtures.journalURL()
+        let store = try Self.open(url)
+        #expect(JournalFixtures.journalError { try Journal(fileURL: url) } == .locked(url))
+        try store.close()
+        let exclusive = try Journal(fileURL: url)
+        #expect(JournalFixtures.journalError { try Journal(sharedFileURL: url) } == .locked(url))
+        try exclusive.close()
+        #expect(try Journal(sharedFileURL: url).lastVersion == 1)
+    }
+
+    @Test func sharedJournalsNumberAppendsAfterCatchingUp() throws {
+        let url = try JournalFixtures.journalURL()
+        let first = try Journal(sharedFileURL: url, durability: .none)
+        let second = try Journal(sharedFileURL: url, durability: .none)
+        #expect(first.isShared && second.isShared)
+        try first.append(JournalFixtures.commit(1))
+        // The second catches up before it appends: version 1 is taken.
+        #expect(JournalFixtures.journalError { try second.append(JournalFixtures.commit(1)) } == .versionMismatch(expected: 2, found: 1))
+        try second.append(JournalFixtures.commit(2))
+        #expect(try first.catchUp() == 2)
+        #expect(Array(first.commits()) == [JournalFixtures.commit(1), JournalFixtures.commit(2)])
+        #expect(try first.waitForCommits(after: 1, timeout: .zero))
+        #expect(try !first.waitForCommits(after: 2, timeout: .milliseconds(20)))
+        try first.close()
+        #expect(throws: JournalError.closed) { try first.catchUp() }
+    }
+
+    // MARK: Helpers
+
+    /// Where the journal's data ends (a store's reserved zeros follow it).
+    static func dataEnd(_ url: URL) throws -> Int {
+        try Journal(contentsOf: url).core.state.withLock { $0.end }
+    }
+
+    static func write(_ bytes: [UInt8], to url: URL, at offset: Int) throws {
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: UInt64(offset))
+        try handle.write(contentsOf: Data(bytes))
+    }
+}
+
+@Suite("Sharing a journal: concurrency")
+struct SharedJournalConcurrencyTests {
+    @Test func storesOnOneFileWriteFromSeveralThreadsAtOnce() async throws {
+        let url = try JournalFixtures.journalURL()
+        let stores = try (0..<2).map { _ in try SharedJournalTests.open(url, durability: .full) }
+        let perThread = 25
+        await withTaskGroup(of: Void.self) { group in
+            for (index, store) in stores.enumerated() {
+                for thread in 0..<2 {
+                    group.addTask {
+                        let id = index * 2 + thread
+                        for round in 1...perThread {
+                            _ = try? store.write {
+                                store.create(SharedItem.self, value: ["id": id, "score": round], update: .modified)
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for store in stores { store.followOtherProcesses() }
+        let total = UInt64(1 + 4 * perThread)
+        #expect(stores.allSatisfy { $0.version == total })
+        #expect(Array(stores[0].journal.commits()).map(\.version) == Array(1...total))
+        #expect(SharedJournalTests.scores(stores[0]) == [0: perThread, 1: perThread, 2: perThread, 3: perThread])
+        #expect(stores[0].committedState().isContentEqual(stores[1].committedState()))
+    }
+}
