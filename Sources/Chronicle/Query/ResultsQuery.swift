@@ -142,7 +142,8 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         // array in unspecialised code looks its metadata up (about 3,800
         // instructions a resumption in all, 60 an element, callgrind, W3).
         let nodes = filters.map { $0.node }
-        let plan = QueryPlan(nodes: nodes, sortPaths: persistedSortPaths + distinct, table: table.index, state: state)
+        let plan = QueryPlan(nodes: nodes, sortPaths: persistedSortPaths + distinct, table: table.index, state: state,
+                             absentValues: table.absentValues)
         let inexact = filters.filter { !$0.isExact }
         let indexed = indexCandidates(in: state, table: table)
         return Prepared(plan: plan, test: plan.compile(all: nodes), inexact: inexact,
