@@ -10,7 +10,7 @@ extension Store {
     ///
     /// The types the class links to are checked too (a query through a
     /// link reads their values). In a state older than the store's latest
-    /// (``Store/frozen(at:)`` before a migration), a property the class no
+    /// (``Store/frozen(at:)-(UInt64)`` before a migration), a property the class no
     /// longer declares is not a misread: only changed ones stop.
     ///
     /// - Parameter made: the bindings made so far, to tell a class that

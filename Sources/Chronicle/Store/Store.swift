@@ -61,7 +61,9 @@ public final class Store: Sendable {
     ///
     /// - Throws: ``StoreError/journal(_:)`` when the journal cannot be
     ///   opened or is damaged; ``StoreError/schema(_:)`` when a class in
-    ///   ``Configuration/objectTypes`` does not match the journal.
+    ///   ``Configuration/objectTypes`` does not match the journal, or the
+    ///   journal's schema version is newer than ``Configuration/schemaVersion``,
+    ///   or the migration to it fails (see <doc:EvolvingYourSchema>).
     public init(configuration: Configuration) throws(StoreError) {
         self.configuration = configuration
         let journal: Journal
