@@ -67,3 +67,30 @@ print("without \"hire Bob\": assignee \(alternative.assignee?.name ?? "nobody"),
 for skipped in replay.skippedEvents(causedBy: 5) {
     print("  skipped: version \(skipped.version), event \(skipped.eventIndex): \(skipped.error.reason)")
 }
+print()
+
+// 6. The next release: `done: Bool` became `status: String`. The migration
+// runs once, as one commit; the versions before it keep their schema.
+try store.close()
+var release2 = Store.Configuration(fileURL: url, objectTypes: [Release2.Task.self])
+release2.schemaVersion = 1
+release2.migration = { migration, oldSchemaVersion in
+    migration.enumerateObjects(ofType: "Task") { old, new in
+        new?["status"] = .string(old?["done", as: Bool.self] == true ? "done" : "open")
+    }
+}
+let migrated = try Store(configuration: release2)
+let migration = Array(migrated.journalForReading.commits()).last!
+let before = try migrated.frozen(at: migration.version - 1).state
+var schema = before.schema
+var changes: [String] = []
+for event in migration.events {
+    switch event {
+    case .addProperty(let table, let property): changes.append("\(schema[table].name).\(property.name) added")
+    case .changeSchema(let change): changes.append(change.summary(in: schema)); schema = change.applied(to: schema)
+    default: break
+    }
+}
+print("version \(migration.version) [\(migration.label ?? "")]: \(changes.joined(separator: ", "))")
+print("now: " + migrated.objects(Release2.Task.self).map { "\"\($0.title)\" is \($0.status)" }.joined(separator: ", "))
+print("before the migration, Task had: \(before.schema[before.tableIndex(named: "Task")!].properties.map(\.name))")

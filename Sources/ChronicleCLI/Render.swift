@@ -46,6 +46,7 @@ enum Render {
         switch event {
         case .defineType: "defineType"
         case .addProperty: "addProperty"
+        case .changeSchema(let change): change.kind
         case .create: "create"
         case .set: "set"
         case .delete: "delete"
@@ -66,6 +67,7 @@ enum Render {
         switch event {
         case .defineType(let type): schema.firstIndex { $0.name == type.name } ?? schema.count
         case .addProperty(let table, _): table
+        case .changeSchema(let change): change.table
         default: event.target?.table
         }
     }
@@ -75,6 +77,7 @@ enum Render {
         switch event {
         case .defineType(let type): return "defineType \(type.name)"
         case .addProperty(let table, let property): return "addProperty \(typeName(schema, table)).\(property.name)"
+        case .changeSchema(let change): return "\(change.kind) \(change.summary(in: schema))"
         case .create(let table, let key, _), .delete(let table, let key): return "\(kind(event)) \(object(schema, table, key))"
         case .set(let t, let k, let p, _), .listInsert(let t, let k, let p, _, _), .listRemove(let t, let k, let p, _),
              .listMove(let t, let k, let p, _, _), .listReplace(let t, let k, let p, _, _), .setInsert(let t, let k, let p, _),
@@ -91,6 +94,7 @@ enum Render {
             return "defineType \(type.name)\(type.isEmbedded ? " (embedded)" : "") {"
                 + type.properties.map(property).joined(separator: ", ") + "}"
         case .addProperty(let table, let added): return "addProperty \(typeName(schema, table)).\(property(added))"
+        case .changeSchema: return summary(event, schema)
         case .create(let table, let key, let values): return "create \(object(schema, table, key)) \(self.values(values, schema, table))"
         case .delete: return summary(event, schema)
         case .set(_, _, _, let value), .setInsert(_, _, _, let value), .setRemove(_, _, _, let value):
@@ -118,6 +122,7 @@ struct SchemaTracker {
         switch event {
         case .defineType(let type): types.append(type)
         case .addProperty(let table, let property) where types.indices.contains(table): types[table].properties.append(property)
+        case .changeSchema(let change): types = change.applied(to: types)
         default: break
         }
     }

@@ -21,9 +21,12 @@ enum ShowCommand {
             print("events    \(commit.events.count)")
             var tracker = schema
             for (index, event) in commit.events.enumerated() {
-                // Schema events of this commit name what follows them.
+                // Schema events of this commit name what follows them; a
+                // schema change names what it changes as it was before.
+                let before = tracker.types
                 tracker.apply(Commit(version: 0, timestamp: commit.timestamp, events: [event]))
-                print("  [\(index)] \(Render.detail(event, tracker.types))")
+                let names = if case .changeSchema = event { before } else { tracker.types }
+                print("  [\(index)] \(Render.detail(event, names))")
             }
         }
     }

@@ -46,6 +46,8 @@ struct EventDescriber {
             return "define \(type.isEmbedded ? "embedded " : "")\(type.name)(\(properties.joined(separator: ", ")))"
         case let .addProperty(table, property):
             return "add property \(names.typeName(table)).\(property.name): \(SchemaNames.typeDescription(property))"
+        case .changeSchema(let change):
+            return "schema: \(change.summary(in: state.schema))"
         case let .create(table, key, values):
             let properties = schemaProperties(table)
             let members = values.enumerated().map { index, element in

@@ -346,7 +346,7 @@ struct SchemaTests {
                 return
             }
             #expect(type == "Counter")
-            #expect(differences == ["property 'value' changed from int to string"])
+            #expect(differences == ["property 'value' is Int in the journal but String in the class"])
             #expect("\(error)".contains("migration"))
         }
     }
@@ -367,7 +367,7 @@ struct SchemaTests {
         var declared = try ClassMetadata.of(Counter.self).schema
         declared.properties.removeLast()
         let diff = SchemaDiff(recorded: try ClassMetadata.of(Counter.self).schema, declared: declared)
-        #expect(diff.mismatches == ["property 'value' (int) was removed"])
+        #expect(diff.mismatches == ["the journal has property 'value' (Int), which the class no longer declares"])
         #expect(diff.added.isEmpty)
         let grown = SchemaDiff(recorded: declared, declared: try ClassMetadata.of(Counter.self).schema)
         #expect(grown.mismatches.isEmpty && grown.added.map(\.name) == ["value"])

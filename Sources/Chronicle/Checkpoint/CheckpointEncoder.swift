@@ -18,6 +18,7 @@ struct CheckpointEncoder {
     static let blockBytes = 1 << 15
 
     private let schema: [TypeSchema]
+    private let schemaVersion: UInt64
     private let nextKeys: [Int64]
     private var tables: [CheckpointLayout.Table] = []
     /// Per table, its blocks (offsets from the first block).
@@ -29,9 +30,10 @@ struct CheckpointEncoder {
     private var values = BinaryWriter(capacity: 256)
 
     /// An encoder for a state of these types and next keys.
-    init(schema: [TypeSchema], nextKeys: [Int64]) {
+    init(schema: [TypeSchema], nextKeys: [Int64], schemaVersion: UInt64 = 0) {
         precondition(schema.count == nextKeys.count)
         self.schema = schema
+        self.schemaVersion = schemaVersion
         self.nextKeys = nextKeys
     }
 
@@ -95,6 +97,7 @@ struct CheckpointEncoder {
             tables[index].setBlocks(tableBlocks[index], entries: &entries)
             tables[index].encode(into: &directory)
         }
+        if schemaVersion != 0 { directory.varint(schemaVersion) }
         let directoryBytes = directory.bytes
         var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + entries.count + blocks.count)
         w.raw(CheckpointFile.magic)

@@ -84,7 +84,8 @@ enum CheckpointFile {
     /// prefix through `state.version` is `prefix`.
     /// - Complexity: O(size of the state).
     static func encode(_ state: StoreState, prefix: JournalPrefix) -> [UInt8] {
-        var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue })
+        var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue },
+                                        schemaVersion: state.schemaVersion)
         for table in state.schema.indices {
             encoder.beginTable()
             for (key, record) in state.objects(table: table) { encoder.append(key: key.rawValue, values: record.values) }
@@ -233,6 +234,7 @@ enum CheckpointFile {
         do throws(FoldError.Reason) {
             try state.restoreSchema(layout.tables.map(\.schema))
             for (table, entry) in layout.tables.enumerated() { try state.restoreNextKey(entry.nextKey, table: table) }
+            state.schemaVersion = layout.schemaVersion
         } catch {
             throw .invalidState("\(error)")
         }

@@ -96,6 +96,8 @@ struct CheckpointLayout: Sendable {
     /// The journal the state was folded from, through the state's version.
     var prefix: JournalPrefix
     var tables: [Table]
+    /// The state's ``StoreState/schemaVersion``.
+    var schemaVersion: UInt64 = 0
 
     /// The version of the state.
     var version: UInt64 { prefix.version }
@@ -165,6 +167,9 @@ struct CheckpointLayout: Sendable {
                 guard objects == table.count else { throw r.fail("\(objects) objects in groups for a count of \(table.count)") }
                 tables.append(table)
             }
+            // The schema version follows the tables when it is not 0, so
+            // files of stores that never migrated are as they always were.
+            if !r.isAtEnd { schemaVersion = try r.varint() }
             guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the directory") }
             // The blocks follow the entries, table after table, to the end of the file.
             var next = entries
@@ -224,6 +229,7 @@ struct CheckpointLayout: Sendable {
             }
             layout.tables[index].encode(into: &directory)
         }
+        if layout.schemaVersion != 0 { directory.varint(layout.schemaVersion) }
         let encoded = directory.bytes
         var header = Array(bytes[..<directoryLengthOffset])
         withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { header.append(contentsOf: $0) }

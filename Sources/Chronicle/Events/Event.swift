@@ -10,6 +10,10 @@ public enum Event: Hashable, Sendable {
     /// A property appended to an existing type (additive migration). Objects
     /// that already exist hold the property's default value.
     case addProperty(table: Int, PropertySchema)
+    /// Any other schema change: a property removed, renamed or redeclared,
+    /// a type renamed, removed or made (not) embedded, the schema version.
+    /// Migrations record these (see ``Migration``).
+    case changeSchema(SchemaChange)
     /// A new object with a value for every property of its type, in order.
     case create(table: Int, key: ObjectKey, values: [PersistedValue])
     /// A new value for one property.
@@ -41,7 +45,7 @@ extension Event {
     /// The table and key of the object the event touches, if it touches one.
     public var target: (table: Int, key: ObjectKey)? {
         switch self {
-        case .defineType, .addProperty: nil
+        case .defineType, .addProperty, .changeSchema: nil
         case .create(let t, let k, _), .set(let t, let k, _, _), .delete(let t, let k),
              .listInsert(let t, let k, _, _, _), .listRemove(let t, let k, _, _), .listMove(let t, let k, _, _, _),
              .listReplace(let t, let k, _, _, _), .setInsert(let t, let k, _, _), .setRemove(let t, let k, _, _),

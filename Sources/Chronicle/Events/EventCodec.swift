@@ -14,7 +14,11 @@ enum EventCodec {
     // Event tags.
     private enum EventTag: UInt8 {
         case defineType = 1, addProperty, create, set, delete, listInsert, listRemove, listMove, listReplace,
-             setInsert, setRemove, mapSet, mapRemove, clear
+             setInsert, setRemove, mapSet, mapRemove, clear, changeSchema
+    }
+    // Schema-change tags (after the `changeSchema` event tag).
+    private enum SchemaChangeTag: UInt8 {
+        case removeProperty = 1, renameProperty, changeProperty, renameType, removeType, changeEmbedding, setSchemaVersion
     }
 
     /// Collections inside collections are not part of the model; the limit
@@ -102,6 +106,9 @@ enum EventCodec {
         case .addProperty(let table, let property):
             w.byte(EventTag.addProperty.rawValue); w.varint(table)
             encode(property, into: &w)
+        case .changeSchema(let change):
+            w.byte(EventTag.changeSchema.rawValue)
+            encode(change, into: &w)
         case .create(let table, let key, let values):
             target(.create, table, key)
             w.varint(values.count)
@@ -137,7 +144,7 @@ enum EventCodec {
     static func decodeEvent(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Event {
         let tagOffset = r.offset
         guard let tag = EventTag(rawValue: try r.byte()) else {
-            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown event tag")
+            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown event tag (written by a newer Chronicle?)")
         }
         switch tag {
         case .defineType:
@@ -145,13 +152,15 @@ enum EventCodec {
         case .addProperty:
             let table = try index(&r)
             return .addProperty(table: table, try decodeProperty(&r))
+        case .changeSchema:
+            return .changeSchema(try decodeSchemaChange(&r))
         default:
             break
         }
         let table = try index(&r)
         let key = ObjectKey(try r.signed())
         switch tag {
-        case .defineType, .addProperty:
+        case .defineType, .addProperty, .changeSchema:
             preconditionFailure("handled above")
         case .create:
             let count = try r.count(limit: r.remaining)
@@ -191,6 +200,48 @@ enum EventCodec {
 
     // MARK: Schema
 
+    static func encode(_ change: SchemaChange, into w: inout BinaryWriter) {
+        switch change {
+        case let .removeProperty(table, property):
+            w.byte(SchemaChangeTag.removeProperty.rawValue); w.varint(table); w.varint(property)
+        case let .renameProperty(table, property, name):
+            w.byte(SchemaChangeTag.renameProperty.rawValue); w.varint(table); w.varint(property); w.string(name)
+        case let .changeProperty(table, property, schema):
+            w.byte(SchemaChangeTag.changeProperty.rawValue); w.varint(table); w.varint(property)
+            encode(schema, into: &w)
+        case let .renameType(table, name):
+            w.byte(SchemaChangeTag.renameType.rawValue); w.varint(table); w.string(name)
+        case let .removeType(table):
+            w.byte(SchemaChangeTag.removeType.rawValue); w.varint(table)
+        case let .changeEmbedding(table, isEmbedded):
+            w.byte(SchemaChangeTag.changeEmbedding.rawValue); w.varint(table); w.byte(isEmbedded ? 1 : 0)
+        case let .setSchemaVersion(version):
+            w.byte(SchemaChangeTag.setSchemaVersion.rawValue); w.varint(version)
+        }
+    }
+
+    static func decodeSchemaChange(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> SchemaChange {
+        let tagOffset = r.offset
+        guard let tag = SchemaChangeTag(rawValue: try r.byte()) else {
+            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown schema change (written by a newer Chronicle?)")
+        }
+        switch tag {
+        case .removeProperty: return .removeProperty(table: try index(&r), property: try index(&r))
+        case .renameProperty: return .renameProperty(table: try index(&r), property: try index(&r), to: try r.string())
+        case .changeProperty: return .changeProperty(table: try index(&r), property: try index(&r), try decodeProperty(&r))
+        case .renameType: return .renameType(table: try index(&r), to: try r.string())
+        case .removeType: return .removeType(table: try index(&r))
+        case .changeEmbedding:
+            let table = try index(&r)
+            switch try r.byte() {
+            case 0: return .changeEmbedding(table: table, isEmbedded: false)
+            case 1: return .changeEmbedding(table: table, isEmbedded: true)
+            case let other: throw r.fail("embedding flag \(other) is neither 0 nor 1")
+            }
+        case .setSchemaVersion: return .setSchemaVersion(try r.varint())
+        }
+    }
+
     static func encode(_ schema: TypeSchema, into w: inout BinaryWriter) {
         w.string(schema.name)
         w.byte(schema.isEmbedded ? 1 : 0)
@@ -214,7 +265,9 @@ enum EventCodec {
         w.byte(property.type.rawValue)
         if let objectType = property.objectType { w.byte(1); w.string(objectType) } else { w.byte(0) }
         w.byte(property.collection.rawValue)
-        w.byte((property.isOptional ? 1 : 0) | (property.isPrimaryKey ? 2 : 0) | (property.isIndexed ? 4 : 0))
+        w.byte((property.isOptional ? 1 : 0) | (property.isPrimaryKey ? 2 : 0) | (property.isIndexed ? 4 : 0)
+               | (property.declaredDefault != nil ? 8 : 0))
+        if let declaredDefault = property.declaredDefault { encode(declaredDefault, into: &w) }
     }
 
     static func decodeProperty(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> PropertySchema {
@@ -231,9 +284,11 @@ enum EventCodec {
         }
         guard let collection = CollectionKind(rawValue: try r.byte()) else { throw r.fail("unknown collection kind") }
         let flags = try r.byte()
-        guard flags < 8 else { throw r.fail("property flags \(flags) unknown") }
+        guard flags < 16 else { throw r.fail("property flags \(flags) unknown (written by a newer Chronicle?)") }
+        let declaredDefault = flags & 8 != 0 ? try decodeValue(&r) : nil
         return PropertySchema(name: name, type: type, objectType: objectType, collection: collection,
-                              isOptional: flags & 1 != 0, isPrimaryKey: flags & 2 != 0, isIndexed: flags & 4 != 0)
+                              isOptional: flags & 1 != 0, isPrimaryKey: flags & 2 != 0, isIndexed: flags & 4 != 0,
+                              declaredDefault: declaredDefault)
     }
 
     // MARK: Values

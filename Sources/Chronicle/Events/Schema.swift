@@ -43,10 +43,17 @@ public struct PropertySchema: Hashable, Sendable {
     public var isPrimaryKey: Bool
     /// Whether equality queries on the property use an index.
     public var isIndexed: Bool
+    /// The value objects that existed before the property was added hold:
+    /// the class's declared initial value (`@Persisted var color = "brown"`),
+    /// recorded by the ``Event/addProperty(table:_:)`` event that added it.
+    /// `nil` when that is the type's zero (see ``defaultValue``), and in
+    /// journals written before defaults were recorded.
+    public var declaredDefault: PersistedValue?
 
     /// A property schema.
     public init(name: String, type: PropertyType, objectType: String? = nil, collection: CollectionKind = .none,
-                isOptional: Bool = false, isPrimaryKey: Bool = false, isIndexed: Bool = false) {
+                isOptional: Bool = false, isPrimaryKey: Bool = false, isIndexed: Bool = false,
+                declaredDefault: PersistedValue? = nil) {
         self.name = name
         self.type = type
         self.objectType = objectType
@@ -54,6 +61,7 @@ public struct PropertySchema: Hashable, Sendable {
         self.isOptional = isOptional
         self.isPrimaryKey = isPrimaryKey
         self.isIndexed = isIndexed
+        self.declaredDefault = declaredDefault
     }
 }
 

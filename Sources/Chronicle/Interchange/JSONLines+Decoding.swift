@@ -166,6 +166,25 @@ extension JSONLines {
             event = .defineType(TypeSchema(name: name, isEmbedded: embedded, properties: properties))
         case "addProperty":
             event = .addProperty(table: try table(), try propertySchema(try m.required("property"), path: m.child("property")))
+        case "removeProperty":
+            event = .changeSchema(.removeProperty(table: try table(), property: try property()))
+        case "renameProperty":
+            event = .changeSchema(.renameProperty(table: try table(), property: try property(),
+                                                  to: try string(try m.required("to"), m.child("to"))))
+        case "changeProperty":
+            event = .changeSchema(.changeProperty(table: try table(), property: try property(),
+                                                  try propertySchema(try m.required("schema"), path: m.child("schema"))))
+        case "renameType":
+            event = .changeSchema(.renameType(table: try table(), to: try string(try m.required("to"), m.child("to"))))
+        case "removeType":
+            event = .changeSchema(.removeType(table: try table()))
+        case "changeEmbedding":
+            event = .changeSchema(.changeEmbedding(table: try table(),
+                                                   isEmbedded: try bool(try m.required("embedded"), m.child("embedded"))))
+        case "setSchemaVersion":
+            let version = try int64(try m.required("version"), m.child("version"))
+            guard version >= 0 else { throw Mismatch(path: m.child("version"), reason: "a schema version is not negative") }
+            event = .changeSchema(.setSchemaVersion(UInt64(version)))
         case "create":
             let (t, k) = (try table(), try key())
             var values: [PersistedValue] = []
@@ -210,7 +229,10 @@ extension JSONLines {
         let property = PropertySchema(name: name, type: type, objectType: objectType, collection: collection,
                                       isOptional: try bool(try m.required("optional"), m.child("optional")),
                                       isPrimaryKey: try bool(try m.required("primaryKey"), m.child("primaryKey")),
-                                      isIndexed: try bool(try m.required("indexed"), m.child("indexed")))
+                                      isIndexed: try bool(try m.required("indexed"), m.child("indexed")),
+                                      declaredDefault: try m.optional("default").map { (value) throws(Mismatch) in
+                                          try persisted(value, path: m.child("default"), depth: 0)
+                                      })
         try m.finish()
         return property
     }

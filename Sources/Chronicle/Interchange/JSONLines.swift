@@ -17,13 +17,18 @@ import Foundation
 /// order), `set` (`table`, `key`, `property`, `value`), `delete`,
 /// `listInsert`/`listReplace` (`index`, `value`), `listRemove` (`index`),
 /// `listMove` (`from`, `to`), `setInsert`/`setRemove` (`value`), `mapSet`
-/// (`mapKey`, `value`), `mapRemove` (`mapKey`), `clear`. Tables and
+/// (`mapKey`, `value`), `mapRemove` (`mapKey`), `clear`; and a migration's
+/// schema changes (``SchemaChange``): `removeProperty` (`table`, `property`),
+/// `renameProperty` (`to`), `changeProperty` (`schema`), `renameType` (`to`),
+/// `removeType`, `changeEmbedding` (`embedded`), `setSchemaVersion`
+/// (`version`). Tables and
 /// properties are indexes, as in the binary journal; the `defineType` and
 /// `addProperty` events of the journal name them. A property is an object
 /// with `name`, `type` (`bool`, `int`, `int8` … `int64`, `float`, `double`,
 /// `string`, `data`, `date`, `uuid`, `url`, `decimal`, `objectId`, `object`),
 /// optional `objectType`, `collection` (`none`, `list`, `set`, `map`),
-/// `optional`, `primaryKey` and `indexed`.
+/// `optional`, `primaryKey` and `indexed`, and `default` (a value) when the
+/// property records a declared default.
 ///
 /// **Values**: `null`; `true`/`false`; an integer is a JSON integer; a string
 /// is a JSON string; the others are tagged objects — `{"double":1.5}`,
@@ -121,7 +126,32 @@ public enum JSONLines {
         if let objectType = property.objectType { members.append(("objectType", .string(objectType))) }
         members += [("collection", .string("\(property.collection)")), ("optional", .bool(property.isOptional)),
                     ("primaryKey", .bool(property.isPrimaryKey)), ("indexed", .bool(property.isIndexed))]
+        if let declared = property.declaredDefault { members.append(("default", json(declared))) }
         return .object(members)
+    }
+
+    /// A schema change: an object with one member named after the ``SchemaChange`` case.
+    static func json(_ change: SchemaChange) -> JSONValue {
+        func int(_ value: Int) -> JSONValue { .number(String(value)) }
+        func tagged(_ name: String, _ members: [(key: String, value: JSONValue)]) -> JSONValue {
+            .object([(name, .object(members))])
+        }
+        switch change {
+        case let .removeProperty(table, property):
+            return tagged("removeProperty", [("table", int(table)), ("property", int(property))])
+        case let .renameProperty(table, property, name):
+            return tagged("renameProperty", [("table", int(table)), ("property", int(property)), ("to", .string(name))])
+        case let .changeProperty(table, property, schema):
+            return tagged("changeProperty", [("table", int(table)), ("property", int(property)), ("schema", json(schema))])
+        case let .renameType(table, name):
+            return tagged("renameType", [("table", int(table)), ("to", .string(name))])
+        case let .removeType(table):
+            return tagged("removeType", [("table", int(table))])
+        case let .changeEmbedding(table, isEmbedded):
+            return tagged("changeEmbedding", [("table", int(table)), ("embedded", .bool(isEmbedded))])
+        case let .setSchemaVersion(version):
+            return tagged("setSchemaVersion", [("version", .number(String(version)))])
+        }
     }
 
     static func json(_ event: Event) -> JSONValue {
@@ -140,6 +170,8 @@ public enum JSONLines {
                                          ("properties", .array(type.properties.map(json)))])
         case let .addProperty(table, property):
             return tagged("addProperty", [("table", int(table)), ("property", json(property))])
+        case .changeSchema(let change):
+            return json(change)
         case let .create(table, key, values):
             return tagged("create", target(table, key) + [("values", .array(values.map(json)))])
         case let .set(table, key, property, value):

@@ -30,6 +30,12 @@ final class ClassMetadata: Sendable {
     /// other stored property — `var cache = [String]()`, a `lazy var` — gets
     /// a new handle per element, its initial values fresh each time.
     let allowsHandleReuse: Bool
+    /// For each ordinal, the value a new instance holds as stored, when it
+    /// differs from the type's zero: the declared initial value
+    /// (`@Persisted var color = "brown"`) that objects existing before the
+    /// property was added read (see ``PropertySchema/declaredDefault``).
+    /// Only plain values (and optionals of them) have one.
+    let declaredDefaults: [PersistedValue?]
 
     /// For each ordinal, a reader of that property's Swift value.
     var readers: [@Sendable (ObjectBase, Int) -> any Sendable] { properties.map(\.read) }
@@ -41,8 +47,10 @@ final class ClassMetadata: Sendable {
     /// The model classes this one links to (to-one, collections, linking objects).
     var linkedTypes: [ObjectBase.Type] { properties.compactMap(\.kind.objectType) }
 
-    private init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [Property], allowsHandleReuse: Bool) {
+    private init(type: ObjectBase.Type, name: String, isEmbedded: Bool, properties: [Property], allowsHandleReuse: Bool,
+                 declaredDefaults: [PersistedValue?]) {
         self.type = type
+        self.declaredDefaults = declaredDefaults
         self.allowsHandleReuse = allowsHandleReuse
         self.name = name
         self.isEmbedded = isEmbedded
@@ -67,6 +75,18 @@ final class ClassMetadata: Sendable {
     }
 
     static func typeName(_ type: ObjectBase.Type) -> String { String(describing: type) }
+
+    private static func zero(of property: Property) -> PersistedValue {
+        PropertySchema(name: property.name, type: property.kind.type, isOptional: property.kind.isOptional).zeroValue
+    }
+
+    /// The schema of the property named `name` as an ``Event/addProperty(table:_:)``
+    /// records it: with the class's declared default.
+    func propertyToAdd(_ property: PropertySchema) -> PropertySchema {
+        var property = property
+        if let ordinal = ordinalByName[property.name] { property.declaredDefault = declaredDefaults[ordinal] }
+        return property
+    }
 
     // MARK: Cache
 
@@ -130,8 +150,15 @@ final class ClassMetadata: Sendable {
         let keys = properties.filter(\.options.isPrimaryKey).map(\.name)
         if keys.count > 1 { throw .multiplePrimaryKeys(type: name, properties: keys) }
         if isEmbedded, let key = keys.first { throw .embeddedPrimaryKey(type: name, property: key) }
+        let initialValues = prototype.unmanagedStorage.withLock { Array($0) }
+        let declaredDefaults = zip(properties, initialValues).map { property, value -> PersistedValue? in
+            guard !property.kind.isLinkingObjects, property.kind.collection == .none,
+                  let stored = (value as? any _PrimitivePersistable)?._primitive ?? (value as? any _OptionalPrimitive)?._storedValue
+            else { return nil }
+            return stored == Self.zero(of: property) ? nil : stored
+        }
         return ClassMetadata(type: type, name: name, isEmbedded: isEmbedded, properties: properties,
-                             allowsHandleReuse: storesOnlyPersisted)
+                             allowsHandleReuse: storesOnlyPersisted, declaredDefaults: declaredDefaults)
     }
 
     private static func validate(_ property: Property, of typeName: String) throws(SchemaError) {
@@ -155,4 +182,14 @@ final class ClassMetadata: Sendable {
                 reason: "a link to \(ClassMetadata.typeName(target)) must be optional")
         }
     }
+}
+
+/// An optional of a primitive: its stored form needs no write context.
+/// Reads a class's declared initial values (see ``ClassMetadata/declaredDefaults``).
+protocol _OptionalPrimitive {
+    var _storedValue: PersistedValue { get }
+}
+
+extension Optional: _OptionalPrimitive where Wrapped: _PrimitivePersistable {
+    var _storedValue: PersistedValue { map(\._primitive) ?? .null }
 }

@@ -300,7 +300,9 @@ open class ObjectBase: @unchecked Sendable {
         if let (table, key, frozen) = managedLocation {
             let property = table.property(forOrdinal: ordinal)
             let context = _ReadContext(table: table, key: key, property: property, ordinal: ordinal, frozen: frozen)
-            if property < 0 { return V._read(.null, in: context) }
+            // A property the journal does not have yet reads as objects
+            // that predate it will once it is added: its declared default.
+            if property < 0 { return V._read(table.metadata.declaredDefaults[ordinal] ?? .null, in: context) }
             // Look the record up without copying the state (see `readableRecord`).
             let record = if let frozen { frozen.state.object(table: table.index, key: key) } else {
                 table.store.readableRecord(table: table.index, key: key)

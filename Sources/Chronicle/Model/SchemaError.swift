@@ -14,6 +14,12 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
     case mismatch(type: String, differences: [String])
     /// Two model classes share a name.
     case duplicateTypeName(String)
+    /// The journal was migrated to a schema version higher than the app's
+    /// ``Store/Configuration/schemaVersion``: a newer app wrote it.
+    case newerSchemaVersion(journal: UInt64, app: UInt64)
+    /// The migration closure threw (or asked for a change the journal
+    /// cannot make); nothing was written.
+    case migrationFailed(from: UInt64, to: UInt64, reason: String)
 
     /// A readable description, for logs and test failures.
     public var description: String {
@@ -28,9 +34,28 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
             "\(type).\(property) is LinkingObjects<\(origin)> with originProperty \"\(originProperty)\", but \(origin).\(originProperty) is not a link, List or MutableSet of \(type)"
         case let .mismatch(type, differences):
             "the journal's schema for \(type) does not match the class: " + differences.joined(separator: "; ")
-                + ". Restore the property, or open the store with a migration (Configuration.schemaVersion and .migration)."
+                + ". " + Self.migrationAdvice(type: type, differences: differences)
+        case let .newerSchemaVersion(journal, app):
+            "the journal has schema version \(journal), newer than this app's \(app) (Configuration.schemaVersion): "
+                + "a newer version of the app wrote it, and this one must not write into it. Update the app."
+        case let .migrationFailed(from, to, reason):
+            "the migration from schema version \(from) to \(to) failed, and the journal is unchanged: \(reason)"
         case let .duplicateTypeName(name):
-            "two model classes are both named \(name); Chronicle names a type's table after its class"
+            "two model classes are both named \(name); Chronicle names a type's table after its class "
+                + "(without its module or enclosing type). Rename one of them, or keep them in separate stores."
         }
+    }
+
+    /// What to do about a mismatch, with a migration to start from.
+    static func migrationAdvice(type: String, differences: [String]) -> String {
+        // The property the first difference quotes, for the example.
+        let property = differences.first?.split(separator: "'", omittingEmptySubsequences: false).dropFirst().first
+            .map(String.init) ?? "property"
+        return "Restore the class as it was, or describe the change in a migration: "
+            + "configuration.schemaVersion = 1 (one more than the journal's; see Store.Configuration.schemaVersion) and "
+            + "configuration.migration = { migration, oldSchemaVersion in "
+            + "migration.enumerateObjects(ofType: \"\(type)\") { old, new in new?[\"\(property)\"] = /* converted */ old?[\"\(property)\"] } }. "
+            + "A property the class no longer declares needs only the new schemaVersion: the migration drops its values. "
+            + "The article \"Evolving your schema\" shows each kind of change."
     }
 }

@@ -113,7 +113,11 @@ extension QueryPlan {
     /// Reads `path` from a row: directly from the record for a property of
     /// the object itself, through ``PlannedRow/value(at:)`` across links.
     private func reader(_ path: PropertyPath) -> (PlannedRow) -> PersistedValue? {
-        guard let steps = steps(for: path), !steps.isEmpty else { return { _ in nil } }
+        guard let steps = steps(for: path), !steps.isEmpty else {
+            // A property the journal does not have yet reads as its default on every object.
+            let absent = path.components.count == 1 ? absentValues[path.components[0]] : nil
+            return { _ in absent }
+        }
         guard let property = ownProperty(path) else { return { $0.value(at: path) } }
         return { row in row.ownValue(property) }
     }

@@ -19,10 +19,16 @@ final class QueryPlan {
     let state: StoreState
     let table: Int
 
+    /// Properties of the class that `state` does not have yet, and the
+    /// value each reads as (see ``TableBinding/absentValues``).
+    let absentValues: [String: PersistedValue]
+
     /// Resolves every path of `nodes` and `sortPaths` against `state`.
-    init(nodes: [QueryNode], sortPaths: [PropertyPath] = [], table: Int, state: StoreState) {
+    init(nodes: [QueryNode], sortPaths: [PropertyPath] = [], table: Int, state: StoreState,
+         absentValues: [String: PersistedValue] = [:]) {
         self.state = state
         self.table = table
+        self.absentValues = absentValues
         var all = Set(sortPaths)
         for node in nodes { all.formUnion(node.referencedPaths()) }
         paths = Array(all)

@@ -140,7 +140,8 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         // The flags too are worked out once: each question asked of a generic
         // array in unspecialised code looks its metadata up.
         let nodes = filters.map { $0.node }
-        let plan = QueryPlan(nodes: nodes, sortPaths: persistedSortPaths + distinct, table: table.index, state: state)
+        let plan = QueryPlan(nodes: nodes, sortPaths: persistedSortPaths + distinct, table: table.index, state: state,
+                             absentValues: table.absentValues)
         let inexact = filters.filter { !$0.isExact }
         let indexed = indexCandidates(in: state, table: table)
         return Prepared(plan: plan, test: plan.compile(all: nodes), inexact: inexact,

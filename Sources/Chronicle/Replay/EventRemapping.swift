@@ -30,6 +30,8 @@ struct EventRemapping: Sendable {
             return .success(event)
         case let .addProperty(t, property):
             return table(t).map { .addProperty(table: $0, property) }
+        case .changeSchema(let change):
+            return map(change).map { .changeSchema($0) }
         case let .create(t, key, values):
             return table(t).flatMap { mapped in
                 let map = properties[t]
@@ -62,6 +64,31 @@ struct EventRemapping: Sendable {
         }
     }
 
+    /// `change` with the replay's indexes.
+    private func map(_ change: SchemaChange) -> Result<SchemaChange, FoldError.Reason> {
+        func table(_ source: Int) -> Result<Int, FoldError.Reason> {
+            guard tables.indices.contains(source), let mapped = tables[source] else { return .failure(.noSuchTable(source)) }
+            return .success(mapped)
+        }
+        func target(_ source: Int, _ property: Int) -> Result<(Int, Int), FoldError.Reason> {
+            table(source).flatMap { mapped in
+                guard properties[source].indices.contains(property), let index = properties[source][property] else {
+                    return .failure(.noSuchProperty(table: source, property: property))
+                }
+                return .success((mapped, index))
+            }
+        }
+        switch change {
+        case .setSchemaVersion: return .success(change)
+        case let .removeProperty(t, p): return target(t, p).map { .removeProperty(table: $0.0, property: $0.1) }
+        case let .renameProperty(t, p, name): return target(t, p).map { .renameProperty(table: $0.0, property: $0.1, to: name) }
+        case let .changeProperty(t, p, schema): return target(t, p).map { .changeProperty(table: $0.0, property: $0.1, schema) }
+        case let .renameType(t, name): return table(t).map { .renameType(table: $0, to: name) }
+        case let .removeType(t): return table(t).map { .removeType(table: $0) }
+        case let .changeEmbedding(t, embedded): return table(t).map { .changeEmbedding(table: $0, isEmbedded: embedded) }
+        }
+    }
+
     /// Records what a source schema event became: applied in the replay
     /// (with the replay's state after it), or not.
     mutating func record(_ event: Event, appliedIn replay: StoreState?) {
@@ -81,6 +108,17 @@ struct EventRemapping: Sendable {
             } else {
                 properties[t].append(nil)
             }
+        case .changeSchema(.removeProperty(let t, let p)):
+            guard properties.indices.contains(t), properties[t].indices.contains(p) else { return }
+            let removed = replay != nil ? properties[t][p] : nil
+            properties[t].remove(at: p)
+            if let removed { properties[t] = properties[t].map { $0.map { $0 > removed ? $0 - 1 : $0 } } }
+        case .changeSchema(.removeType(let t)):
+            guard tables.indices.contains(t) else { return }
+            let removed = replay != nil ? tables[t] : nil
+            tables.remove(at: t)
+            properties.remove(at: t)
+            if let removed { tables = tables.map { $0.map { $0 > removed ? $0 - 1 : $0 } } }
         default:
             break
         }

@@ -8,13 +8,21 @@ extension JournalFolder {
     ///
     /// - Complexity: a fold from the newest checkpoint before the object was
     ///   created to its deletion (or `last`); O(length of `path`) per commit.
-    func history(table: Int, key: ObjectKey, path: [String], through last: UInt64) throws(StoreError) -> [PropertyHistoryEntry] {
+    ///
+    /// With `followingRenames`, a property a migration renamed is followed
+    /// back to its old name (the first name of `path`, on the object itself).
+    func history(table: Int, key: ObjectKey, path: [String], through last: UInt64,
+                 followingRenames: Bool = true) throws(StoreError) -> [PropertyHistoryEntry] {
         var entries: [PropertyHistoryEntry] = []
         let name = path.joined(separator: ".")
         var state = checkpoints?.lastBeforeCreation(table: table, key: key, atOrBefore: last) ?? StoreState()
+        let renames = followingRenames && !path.isEmpty ? try propertyRenames(table: table, after: state, through: last) : []
+        func pathName(at version: UInt64) -> [String] {
+            renames.isEmpty ? path : [renames.name(path[0], at: version)] + path.dropFirst()
+        }
         try walk(from: &state, through: last) { commit, before, after, _ in
-            let old = before.value(table: table, key: key, path: path)
-            let new = after.value(table: table, key: key, path: path)
+            let old = before.value(table: table, key: key, path: pathName(at: before.version))
+            let new = after.value(table: table, key: key, path: pathName(at: after.version))
             if old != new {
                 entries.append(PropertyHistoryEntry(version: commit.version, timestamp: commit.timestamp, label: commit.label,
                                                     property: name, oldValue: old, newValue: new))
@@ -70,7 +78,7 @@ extension JournalFolder {
             for modification in changes.modifications { touched.insert(TableKey(table: modification.table, key: modification.key)) }
             for event in commit.events {
                 switch event {
-                case .defineType, .addProperty: schemaChanges.append(event)
+                case .defineType, .addProperty, .changeSchema: schemaChanges.append(event)
                 default: break
                 }
             }
@@ -85,13 +93,14 @@ extension JournalFolder {
             case (let record?, nil):
                 deleted.append(old.snapshot(object, record))
             case (let before?, let after?):
-                let oldProperties = old.schema[object.table].properties
-                let newProperties = new.schema[object.table].properties
-                let shared = min(oldProperties.count, newProperties.count)
-                let changes = (0..<shared).compactMap { index -> PropertyValueChange? in
-                    before.values[index] == after.values[index] ? nil
-                        : PropertyValueChange(name: newProperties[index].name, oldValue: before.values[index],
-                                              newValue: after.values[index])
+                // By name: a migration between the versions may have
+                // removed or reordered properties (those only one side has
+                // are among the schema changes).
+                let oldSchema = old.schema[object.table]
+                let changes = new.schema[object.table].properties.enumerated().compactMap { index, property -> PropertyValueChange? in
+                    guard let oldIndex = oldSchema.propertyIndex(named: property.name),
+                          before.values[oldIndex] != after.values[index] else { return nil }
+                    return PropertyValueChange(name: property.name, oldValue: before.values[oldIndex], newValue: after.values[index])
                 }
                 if !changes.isEmpty {
                     let type = new.schema[object.table]

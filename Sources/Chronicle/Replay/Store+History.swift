@@ -25,7 +25,10 @@ extension Store {
         do { recorded = try KeyPathMapping.record(keyPath) } catch {
             preconditionFailure("Chronicle: cannot list the history of a key path of \(Root.self): \(error)")
         }
-        return try folder.history(table: table, key: key, path: recorded.path, through: committedState().version)
+        // A journal never migrated has no renames to follow: not read twice.
+        let state = committedState()
+        return try folder.history(table: table, key: key, path: recorded.path, through: state.version,
+                                  followingRenames: state.schemaVersion > 0)
     }
 
     /// Every commit that changed one value of `object`, typed as the key

@@ -4,11 +4,17 @@ extension PropertySchema {
     /// The value an object holds for this property when nothing else was
     /// given — what existing objects get when the property is added.
     ///
-    /// `.null` for optionals and to-one links; an empty collection for
+    /// The ``declaredDefault`` if there is one; otherwise `.null` for optionals and to-one links; an empty collection for
     /// lists, sets and maps; otherwise the type's zero: `false`, `0`, `0.0`,
     /// `""` (also for URLs), empty data, the reference date (2001-01-01),
     /// the all-zero UUID and ``ObjectId``, and decimal zero.
     public var defaultValue: PersistedValue {
+        if let declaredDefault { return declaredDefault }
+        return zeroValue
+    }
+
+    /// The type's zero (see ``defaultValue``), whatever the declared default.
+    var zeroValue: PersistedValue {
         switch collection {
         case .list: return .list([])
         case .set: return .set([])

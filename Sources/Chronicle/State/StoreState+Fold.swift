@@ -81,11 +81,19 @@ extension StoreState {
             guard tables.indices.contains(table) else { throw .noSuchTable(table) }
             let type = schema[table]
             try checkProperties(type.properties + [property], ofType: type.name, embedded: type.isEmbedded)
+            if let declared = property.declaredDefault {
+                guard property.collection == .none, property.type != .object else {
+                    throw .invalidSchema("property \"\(property.name)\" cannot have a declared default: it is a link or collection")
+                }
+                try check(declared, fits: property)
+            }
             if property.isPrimaryKey, tables[table].objects.count > 1, let first = tables[table].objects.firstKey {
                 throw .duplicatePrimaryKey(property.defaultValue, existing: ObjectKey(first))
             }
             addProperty(property, to: table)
             changes.schemaChanged = true
+        case .changeSchema(let change):
+            try fold(change, changes: &changes)
         case let .create(table, key, values):
             try checkCreate(table, key, values)
             createObject(table, key, values, changes: &changes)

@@ -27,6 +27,7 @@ extension StoreState {
     /// - Complexity: O(n) in the number of objects.
     public func snapshotCommit(timestamp: Date) -> Commit {
         var events: [Event] = schema.map { .defineType($0) }
+        if schemaVersion != 0 { events.append(.changeSchema(.setSchemaVersion(schemaVersion))) }
         var links: [Event] = []
         for (table, type) in schema.enumerated() {
             let linkProperties = type.properties.indices.filter { type.properties[$0].type == .object }

@@ -13,6 +13,9 @@ public struct StoreState: Sendable {
     public internal(set) var version: UInt64 = 0
     /// The types, in the order they were defined; a type's table index is its position.
     public internal(set) var schema: [TypeSchema] = []
+    /// The schema version the app declared when it last migrated the
+    /// store (``Store/Configuration/schemaVersion``); `0` before any migration.
+    public internal(set) var schemaVersion: UInt64 = 0
     var tables: [Table] = []
     var tableIndexByName: [String: Int] = [:]
 

@@ -18,6 +18,19 @@ extension Store {
         public var clock: @Sendable () -> Date
         /// When the store keeps checkpoints, in memory and next to the journal.
         public var checkpoints: CheckpointPolicy = .default
+        /// The version of the app's schema. Raise it (by one, say) with each
+        /// release whose model classes change in a way that needs a
+        /// ``migration`` (anything but a new type or an added property).
+        /// Opening a journal of a lower version runs the migration once; a
+        /// journal of a higher version (written by a newer app) does not
+        /// open. See <doc:EvolvingYourSchema>.
+        public var schemaVersion: UInt64 = 0
+        /// Runs once when the store opens a journal whose schema version is
+        /// lower than ``schemaVersion``, inside the one commit that records
+        /// the migration; it receives the journal's old schema version. The
+        /// classes of ``objectTypes`` are the new schema. Throwing leaves
+        /// the store unopened and the journal unchanged.
+        public var migration: (@Sendable (Migration, _ oldSchemaVersion: UInt64) throws -> Void)?
 
         /// A store whose journal is the file at `fileURL`.
         public init(fileURL: URL, durability: Durability = .full, objectTypes: [ObjectBase.Type]? = nil,

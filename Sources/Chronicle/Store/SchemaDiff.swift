@@ -1,16 +1,26 @@
 /// How a class's declared schema differs from what a journal recorded.
 ///
-/// Additions are migrated automatically (appended as schema events);
-/// anything else is a mismatch that names the property.
+/// Additions are migrated automatically (appended as schema events, with
+/// the class's declared default for existing objects); anything else is a
+/// mismatch that names the property, what the journal has and what the
+/// class declares, in Swift's spelling (`Int`, `Double?`, `List<Dog>`).
 struct SchemaDiff {
     var added: [PropertySchema] = []
     var mismatches: [String] = []
+    /// The mismatches other than properties the class no longer declares:
+    /// what would be misread in a state older than the latest.
+    var changes: [String] = []
 
     init(recorded: TypeSchema, declared: TypeSchema) {
+        func mismatch(_ text: String, isRemoval: Bool = false) {
+            mismatches.append(text)
+            if !isRemoval { changes.append(text) }
+        }
         for property in declared.properties {
             guard let index = recorded.propertyIndex(named: property.name) else {
                 if property.isPrimaryKey {
-                    mismatches.append("primary key '\(property.name)' was added; existing objects have no value for it")
+                    mismatch("the class declares primary key '\(property.name)' (\(property.swiftTypeName)), "
+                        + "which the journal does not have; existing objects have no value for it")
                 } else {
                     added.append(property)
                 }
@@ -19,27 +29,60 @@ struct SchemaDiff {
             let old = recorded.properties[index]
             if old.type != property.type || old.objectType != property.objectType
                 || old.collection != property.collection || old.isOptional != property.isOptional {
-                mismatches.append("property '\(property.name)' changed from \(Self.describe(old)) to \(Self.describe(property))")
+                mismatch("property '\(property.name)' is \(old.swiftTypeName) in the journal "
+                    + "but \(property.swiftTypeName) in the class")
             } else if old.isPrimaryKey != property.isPrimaryKey {
-                mismatches.append("property '\(property.name)' \(property.isPrimaryKey ? "became" : "is no longer") the primary key")
+                mismatch("property '\(property.name)' "
+                    + (property.isPrimaryKey ? "is the primary key in the class but not in the journal"
+                                             : "is the primary key in the journal but not in the class"))
             }
         }
         for property in recorded.properties where declared.propertyIndex(named: property.name) == nil {
-            mismatches.append("property '\(property.name)' (\(Self.describe(property))) was removed")
+            mismatch("the journal has property '\(property.name)' (\(property.swiftTypeName)), "
+                + "which the class no longer declares", isRemoval: true)
         }
         if recorded.isEmbedded != declared.isEmbedded {
-            mismatches.append(declared.isEmbedded ? "the type became embedded" : "the type is no longer embedded")
+            mismatch(declared.isEmbedded ? "the journal has a top-level Object, the class is an EmbeddedObject"
+                                             : "the journal has an EmbeddedObject, the class is a top-level Object")
         }
     }
+}
 
-    static func describe(_ property: PropertySchema) -> String {
-        var text = property.objectType ?? "\(property.type)"
-        switch property.collection {
-        case .none: break
-        case .list: text = "List<\(text)>"
-        case .set: text = "MutableSet<\(text)>"
-        case .map: text = "Map<String, \(text)>"
+extension PropertySchema {
+    /// The property's type as a Swift declaration spells it: `Int`,
+    /// `String?`, `List<Dog>`, `Map<String, Int>`.
+    var swiftTypeName: String {
+        var text = objectType ?? type.swiftName
+        switch collection {
+        case .none: return isOptional || type == .object ? text + "?" : text
+        case .list: text = "List<\(text)\(isOptional ? "?" : "")>"
+        case .set: text = "MutableSet<\(text)\(isOptional ? "?" : "")>"
+        case .map: text = "Map<String, \(text)\(isOptional ? "?" : "")>"
         }
-        return property.isOptional ? text + "?" : text
+        return text
+    }
+}
+
+extension PropertyType {
+    /// The Swift type stored as this type.
+    var swiftName: String {
+        switch self {
+        case .bool: "Bool"
+        case .int: "Int"
+        case .int8: "Int8"
+        case .int16: "Int16"
+        case .int32: "Int32"
+        case .int64: "Int64"
+        case .float: "Float"
+        case .double: "Double"
+        case .string: "String"
+        case .data: "Data"
+        case .date: "Date"
+        case .uuid: "UUID"
+        case .url: "URL"
+        case .decimal: "Decimal"
+        case .objectId: "ObjectId"
+        case .object: "Object"
+        }
     }
 }

@@ -38,7 +38,7 @@ public final class Store: Sendable {
     /// Every table binding this store made, kept for the store's life: one
     /// per class and schema it was bound in, so a few. Taken only when
     /// `bindings` has no current one (under its lock).
-    private let madeBindings = Locked<[TableBinding]>([])
+    let madeBindings = Locked<[TableBinding]>([])
     /// Per table, the lowest object key no write of this process handed out
     /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
     let keyHighWater = Locked<[Int: Int64]>([:])
@@ -65,7 +65,9 @@ public final class Store: Sendable {
     ///
     /// - Throws: ``StoreError/journal(_:)`` when the journal cannot be
     ///   opened or is damaged; ``StoreError/schema(_:)`` when a class in
-    ///   ``Configuration/objectTypes`` does not match the journal.
+    ///   ``Configuration/objectTypes`` does not match the journal, or the
+    ///   journal's schema version is newer than ``Configuration/schemaVersion``,
+    ///   or the migration to it fails (see <doc:EvolvingYourSchema>).
     public init(configuration: Configuration) throws(StoreError) {
         self.configuration = configuration
         let journal: Journal
@@ -94,6 +96,7 @@ public final class Store: Sendable {
             guard let journalBox, let published else { return nil }
             return (journalBox.withLock { $0 }, published.withLock { $0 }.state)
         }
+        try migrateIfNeeded()
         if let types = configuration.objectTypes, !types.isEmpty {
             do {
                 try write(label: "schema") {
@@ -231,7 +234,9 @@ public final class Store: Sendable {
                 if let earlier = made.first(where: { ObjectIdentifier($0.metadata.type) == id && Self.isCurrent($0, in: state) }) {
                     return earlier
                 }
-                let binding = TableBinding(store: self, index: index, metadata: metadata, schema: state.schema[index])
+                checkReadable(metadata, in: state, made: made)
+                let binding = TableBinding(store: self, index: index, metadata: metadata, schema: state.schema[index],
+                                           schemaVersion: state.schemaVersion)
                 made.append(binding)
                 return binding
             }
@@ -256,6 +261,7 @@ public final class Store: Sendable {
     private static func isCurrent(_ binding: TableBinding, in state: StoreState) -> Bool {
         binding.index < state.schema.count
             && state.schema[binding.index].properties.count == binding.schemaPropertyCount
+            && state.schemaVersion == binding.schemaVersion
             && state.schema[binding.index].name == binding.metadata.name
     }
 

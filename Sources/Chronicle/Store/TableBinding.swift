@@ -20,25 +20,44 @@ final class TableBinding: Sendable {
     /// How many properties the journal's schema had when this was built; a
     /// migration that appends properties makes the binding stale.
     let schemaPropertyCount: Int
+    /// The schema version of the state this was built for: a migration may
+    /// rename or redeclare properties without changing their count.
+    let schemaVersion: UInt64
 
-    init(store: Store, index: Int, metadata: ClassMetadata, schemaPropertyCount: Int, propertyByOrdinal: [Int]) {
+    init(store: Store, index: Int, metadata: ClassMetadata, schemaPropertyCount: Int, schemaVersion: UInt64,
+         propertyByOrdinal: [Int]) {
         self.store = store
+        self.schemaVersion = schemaVersion
         self.index = index
         self.metadata = metadata
         self.schemaPropertyCount = schemaPropertyCount
         self.propertyByOrdinal = propertyByOrdinal
         mapsOrdinalsInOrder = propertyByOrdinal.count == schemaPropertyCount
             && propertyByOrdinal.enumerated().allSatisfy { $0 == $1 }
+        var absent: [String: PersistedValue] = [:]
+        for (ordinal, index) in propertyByOrdinal.enumerated() where index < 0 {
+            let schemaIndex = metadata.schemaIndexByOrdinal[ordinal]
+            guard schemaIndex >= 0 else { continue }
+            absent[metadata.schema.properties[schemaIndex].name] = metadata.declaredDefaults[ordinal]
+                ?? metadata.schema.properties[schemaIndex].zeroValue
+        }
+        absentValues = absent
     }
+
+    /// The properties the class declares and the journal does not have yet
+    /// (they are recorded by the first write that uses the class), with the
+    /// value every object reads for them until then: the declared default.
+    /// Queries compare against these.
+    let absentValues: [String: PersistedValue]
 
     /// Whether `@Persisted` ordinal *i* is schema property *i* for every
     /// property: a new object's values are then its unmanaged values
     /// converted in order, with no default to fill in first.
     let mapsOrdinalsInOrder: Bool
 
-    convenience init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema) {
+    convenience init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema, schemaVersion: UInt64) {
         self.init(store: store, index: index, metadata: metadata, schemaPropertyCount: schema.properties.count,
-                  propertyByOrdinal: Self.propertyByOrdinal(metadata, schema))
+                  schemaVersion: schemaVersion, propertyByOrdinal: Self.propertyByOrdinal(metadata, schema))
     }
 
     /// For each ordinal of `metadata`'s class, the index of its property in `schema` (−1 for linking objects).

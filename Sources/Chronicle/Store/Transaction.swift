@@ -21,6 +21,9 @@ final class Transaction: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var changes = ChangeSetBuilder()
     @exclusivity(unchecked) private(set) var failure: StoreError?
     @exclusivity(unchecked) private var ensuredTypes: Set<ObjectIdentifier> = []
+    /// The class this write registered under each type name: two classes
+    /// with one name would share (and fight over) one table.
+    @exclusivity(unchecked) private var ensuredNames: [String: ObjectBase.Type] = [:]
     /// Per table index, the next key this write hands out (0: none handed
     /// out yet). The store's high-water mark is read on a table's first key
     /// and written back once, when the write ends (see ``finish()``): the
@@ -98,13 +101,18 @@ final class Transaction: @unchecked Sendable {
 
     private func ensureSchema(_ metadata: ClassMetadata) {
         guard ensuredTypes.insert(ObjectIdentifier(metadata.type)).inserted else { return }
+        if let other = ensuredNames.updateValue(metadata.type, forKey: metadata.name) ?? store.boundClass(named: metadata.name),
+           other != metadata.type {
+            fail(.schema(.duplicateTypeName(metadata.name)))
+            return
+        }
         if let index = state.tableIndex(named: metadata.name) {
             let diff = SchemaDiff(recorded: state.schema[index], declared: metadata.schema)
             guard diff.mismatches.isEmpty else {
                 fail(.schema(.mismatch(type: metadata.name, differences: diff.mismatches)))
                 return
             }
-            for property in diff.added { apply(.addProperty(table: index, property)) }
+            for property in diff.added { apply(.addProperty(table: index, metadata.propertyToAdd(property))) }
         } else {
             apply(.defineType(metadata.schema))
         }
