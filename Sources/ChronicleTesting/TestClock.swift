@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// A clock that moves only when the test moves it: a Swift `Clock`, so an
 /// app's `Task.sleep(for:clock:)`, debounces and timeouts run on it, and the
@@ -154,7 +155,8 @@ public final class TestClock: Clock, Sendable {
     /// (and sleep again) before moving on.
     ///
     /// The clock first lets other tasks run, so a task the test just started
-    /// reaches its sleep before time moves.
+    /// is likely to reach its sleep before time moves; when it must, wait
+    /// for it with ``waitForSleepers(_:timeout:sourceLocation:)``.
     public func advance(by duration: Swift.Duration) async {
         await advance(to: now.advanced(by: duration))
     }
@@ -189,12 +191,38 @@ public final class TestClock: Clock, Sendable {
         }
     }
 
-    /// Gives the tasks that are ready a chance to run. A task resumed by the
-    /// clock runs on the global executor; round trips through it put the
-    /// test behind those tasks (there is no way to wait for "all of them").
-    private static func letOtherTasksRun() async {
-        for _ in 0..<50 {
-            await Task.detached(priority: .background) { await Task.yield() }.value
+    /// Waits, in real time, until at least `count` sleeps wait on the clock
+    /// — for code under test that starts its sleep in a task of its own, so
+    /// the test moves the clock only once the task sleeps:
+    ///
+    /// ```swift
+    /// search.type("rex")                 // starts a debounce task
+    /// await clock.waitForSleepers()
+    /// await clock.advance(by: .milliseconds(300))
+    /// ```
+    ///
+    /// Records an issue at the caller after `timeout` ("Timed out after 5.0
+    /// seconds waiting for 1 sleep on the test clock; 0 are waiting").
+    public func waitForSleepers(_ count: Int = 1, timeout: Swift.Duration = .seconds(5),
+                                sourceLocation: SourceLocation = #_sourceLocation) async {
+        let deadline = ContinuousClock.now + timeout
+        while sleeperCount < count {
+            guard ContinuousClock.now < deadline, (try? await Task.sleep(for: .milliseconds(1))) != nil else {
+                let waiting = sleeperCount
+                Issue.record(Comment(rawValue: "Timed out after \(timeout) waiting for \(count) sleep\(count == 1 ? "" : "s") "
+                                         + "on the test clock; \(waiting) \(waiting == 1 ? "is" : "are") waiting"),
+                             sourceLocation: sourceLocation)
+                return
+            }
         }
+    }
+
+    /// Gives the tasks that are ready a chance to run: a task resumed by the
+    /// clock runs on the global executor, and each yield puts the test
+    /// behind the tasks waiting there at its priority. (No wait covers "all
+    /// of them"; ``waitForSleepers(_:timeout:sourceLocation:)`` waits for a
+    /// known one.)
+    private static func letOtherTasksRun() async {
+        for _ in 0..<20 { await Task.yield() }
     }
 }

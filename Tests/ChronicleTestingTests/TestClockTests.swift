@@ -47,6 +47,7 @@ struct TestClockTests {
             try await Task.sleep(for: .seconds(10), clock: clock)
             return clock.now
         }
+        await clock.waitForSleepers()
         await clock.advance(by: .seconds(9))
         #expect(clock.sleeperCount == 1, "still asleep a second early")
         await clock.advance(by: .seconds(1))
@@ -60,10 +61,13 @@ struct TestClockTests {
         let contacts = StreamProbe(store.objects(Contact.self).changes())
         try await contacts.require(.initial)
         search.type("r")
+        await clock.waitForSleepers()
         await clock.advance(by: .milliseconds(100))
         search.type("re")
+        await clock.waitForSleepers()
         await clock.advance(by: .milliseconds(100))
         search.type("rex")
+        await clock.waitForSleepers()
         await clock.advance(by: .milliseconds(299))
         await contacts.expectNoChange()
         await clock.advance(by: .milliseconds(1))
@@ -84,7 +88,7 @@ struct TestClockTests {
 
     @Test func aCommitTakesAStepAndWakesWhatComesDue() async throws {
         let woke = Task { [clock] in try await Task.sleep(for: .milliseconds(500), clock: clock) }
-        await clock.advance(by: .zero)   // let the task reach its sleep
+        await clock.waitForSleepers()
         try store.write { store.add(Contact()) }   // one second passes
         try await woke.value
     }
@@ -96,6 +100,7 @@ struct TestClockTests {
             try await Task.sleep(for: .seconds(5), clock: clock)
             return [first, clock.now]
         }
+        await clock.waitForSleepers()
         await clock.run()
         let instants = try await order.value
         #expect(instants == [TestClock.Instant(offset: .seconds(5)), TestClock.Instant(offset: .seconds(10))])
@@ -103,10 +108,18 @@ struct TestClockTests {
 
     @Test func cancellingASleepingTaskEndsItsSleep() async throws {
         let sleeper = Task { [clock] in try await Task.sleep(for: .seconds(60), clock: clock) }
-        await clock.advance(by: .zero)
+        await clock.waitForSleepers()
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func waitingForASleepThatNeverComesFailsClearly() async {
+        await withKnownIssue {
+            await clock.waitForSleepers(2, timeout: .milliseconds(20))
+        } matching: { issue in
+            text(of: issue) == "Timed out after 0.02 seconds waiting for 2 sleeps on the test clock; 0 are waiting"
+        }
     }
 
     @Test func modelDateDefaultsComeFromTheTestClock() async throws {
