@@ -91,7 +91,11 @@ while let line = readLine() {
         case "observe":
             let id = int(1)
             let paths = words.count > 2 && words[2] != "-" ? words[2].split(separator: ",").map(String.init) : []
-            tokens.append(item(id).observe(keyPaths: paths) { change in
+            // On no actor, with a @Sendable block (not isolated to the main
+            // actor, as a closure in top-level code is): this program blocks
+            // its main thread reading commands, so deliveries on the main
+            // actor (the default here) would never run.
+            tokens.append(item(id).observe(keyPaths: paths, on: nil) { @Sendable change in
                 switch change {
                 case .change(_, let properties):
                     say("change \(id) " + properties.map { "\($0.name):\(describe($0.oldValue))->\(describe($0.newValue))" }.joined(separator: ";"))
