@@ -17,7 +17,53 @@ enum GoldenFixtures {
     static let formatOne = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Fixtures/Golden/format-1")
 
+    /// The folder of the fixtures written once schema changes and declared
+    /// defaults entered the format (a migration commit, a checkpoint file
+    /// with a schema version).
+    static let formatTwo = formatOne.deletingLastPathComponent().appendingPathComponent("format-2")
+
     static let types: [ObjectBase.Type] = [GoldenOwner.self, GoldenPet.self, GoldenAddress.self]
+
+    /// Release 2 at schema version 1: `weight` renamed `weightKg` (in
+    /// pounds before, kilograms now), `color` added; cats are black.
+    static func releaseTwo(_ url: URL) -> Store.Configuration {
+        var configuration = Store.Configuration(fileURL: url, durability: .none,
+                                                objectTypes: [GoldenRelease2.GoldenOwner.self], clock: clock())
+        configuration.checkpoints.fileThreshold = .max
+        configuration.schemaVersion = 1
+        configuration.migration = { migration, _ in
+            migration.renameProperty(onType: "GoldenPet", from: "weight", to: "weightKg")
+            migration.enumerateObjects(ofType: "GoldenPet") { old, new in
+                new?["weightKg"] = .double((old?["weight", as: Double.self] ?? 0) * 0.5)
+                if old?["species", as: String.self] == "cat" { new?["color"] = .string("black") }
+            }
+        }
+        return configuration
+    }
+
+    /// Writes the format-2 fixtures into `folder`: the plain history, then
+    /// release 2's migration, a checkpoint file, and one commit beyond it.
+    static func writeFormatTwo(into folder: URL) throws {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let url = folder.appendingPathComponent("migrated.chronicle")
+        for file in [url, url.appendingPathExtension("checkpoint")] { try? FileManager.default.removeItem(at: file) }
+        var first = Store.Configuration(fileURL: url, durability: .none, objectTypes: types, clock: clock())
+        first.checkpoints.fileThreshold = .max
+        do {
+            let store = try Store(configuration: first)
+            try writeHistory(store)
+            try store.close()
+        }
+        let store = try Store(configuration: releaseTwo(url))
+        try store.writeCheckpoint()
+        try store.write(label: "new pet") {
+            let pet = GoldenRelease2.GoldenPet()
+            pet.name = "Pip"
+            pet.species = "bird"
+            store.add(pet)
+        }
+        try store.close()
+    }
 
     /// A fixed clock, so the files say the same whenever they are written.
     static func clock() -> @Sendable () -> Date { ReplayFixtures.clock() }
@@ -124,11 +170,41 @@ enum GoldenFixtures {
 
 @Suite("Golden fixtures")
 struct GoldenFixtureTests {
-    /// Run with `CHRONICLE_WRITE_GOLDEN=1` to write the files again (only
-    /// ever into a new folder for a new format: the old ones must stay).
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["CHRONICLE_WRITE_GOLDEN"] == "1"))
+    /// Run with `CHRONICLE_WRITE_GOLDEN=format-N` to write one format's
+    /// files — once, by the build that introduced that format; the files of
+    /// earlier formats must stay as their builds wrote them (format-1 was
+    /// written before schema changes existed).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["CHRONICLE_WRITE_GOLDEN"] != nil))
     func writeGoldenFiles() throws {
-        try GoldenFixtures.write(into: GoldenFixtures.formatOne)
+        switch ProcessInfo.processInfo.environment["CHRONICLE_WRITE_GOLDEN"] {
+        case "format-1": try GoldenFixtures.write(into: GoldenFixtures.formatOne)
+        case "format-2": try GoldenFixtures.writeFormatTwo(into: GoldenFixtures.formatTwo)
+        case let other: Issue.record("CHRONICLE_WRITE_GOLDEN=\(other ?? "") names no format; use format-1 or format-2")
+        }
+    }
+
+    @Test func aMigratedJournalWithACheckpointOpensToItsState() throws {
+        let url = try GoldenFixtures.copy("migrated.chronicle", from: GoldenFixtures.formatTwo)
+        let candidate = try #require(Store.checkpointCandidate(for: url, policy: .default))
+        #expect((try? candidate.get()) != nil, "the golden checkpoint file is no longer accepted")
+        var configuration = GoldenFixtures.releaseTwo(url)
+        configuration.migration = { _, _ in Issue.record("the migration ran again") }
+        let store = try Store(configuration: configuration)
+        #expect(store.version == 7 && store.committedState().schemaVersion == 1)
+        let pets = store.objects(GoldenRelease2.GoldenPet.self).sorted(by: \.name)
+        #expect(pets.map(\.name) == ["Kit", "Pip", "Rex"])
+        #expect(pets.map(\.color) == ["black", "brown", "brown"])
+        #expect(pets.map(\.weightKg) == [0, 0, 6.25])
+        #expect(store.objects(GoldenRelease2.GoldenPet.self).filter(#Predicate { $0.color == "brown" }).count == 2)
+        let journal = try Journal(contentsOf: url)
+        #expect(journal.commits().map(\.label) == ["schema", "adopt", "birthday", "more pets", "goodbye Tom",
+                                                    "migration 0 → 1", "new pet"])
+        // Before the migration, the pets had a weight, and no color.
+        let before = try journal.state(at: 5)
+        let table = try #require(before.tableIndex(named: "GoldenPet"))
+        #expect(before.schema[table].properties.map(\.name) == ["name", "species", "weight"])
+        let fold = try Store.fold(store.journalForReading)
+        #expect(fold.isContentEqual(store.committedState()))
     }
 
     /// What every fixture holds after ``GoldenFixtures/writeHistory(_:)``.

@@ -13,18 +13,6 @@ struct EventRemapping: Sendable {
 
     /// `event` with the replay's indexes, or why it cannot apply there.
     func map(_ event: Event) -> Result<Event, FoldError.Reason> {
-        func table(_ source: Int) -> Result<Int, FoldError.Reason> {
-            guard tables.indices.contains(source), let mapped = tables[source] else { return .failure(.noSuchTable(source)) }
-            return .success(mapped)
-        }
-        func target(_ source: Int, _ property: Int) -> Result<(Int, Int), FoldError.Reason> {
-            table(source).flatMap { mapped in
-                guard properties[source].indices.contains(property), let index = properties[source][property] else {
-                    return .failure(.noSuchProperty(table: source, property: property))
-                }
-                return .success((mapped, index))
-            }
-        }
         switch event {
         case .defineType:
             return .success(event)
@@ -64,20 +52,24 @@ struct EventRemapping: Sendable {
         }
     }
 
+    /// The replay's index of source table `source`.
+    private func table(_ source: Int) -> Result<Int, FoldError.Reason> {
+        guard tables.indices.contains(source), let mapped = tables[source] else { return .failure(.noSuchTable(source)) }
+        return .success(mapped)
+    }
+
+    /// The replay's table and property indexes of a source property.
+    private func target(_ source: Int, _ property: Int) -> Result<(Int, Int), FoldError.Reason> {
+        table(source).flatMap { mapped in
+            guard properties[source].indices.contains(property), let index = properties[source][property] else {
+                return .failure(.noSuchProperty(table: source, property: property))
+            }
+            return .success((mapped, index))
+        }
+    }
+
     /// `change` with the replay's indexes.
     private func map(_ change: SchemaChange) -> Result<SchemaChange, FoldError.Reason> {
-        func table(_ source: Int) -> Result<Int, FoldError.Reason> {
-            guard tables.indices.contains(source), let mapped = tables[source] else { return .failure(.noSuchTable(source)) }
-            return .success(mapped)
-        }
-        func target(_ source: Int, _ property: Int) -> Result<(Int, Int), FoldError.Reason> {
-            table(source).flatMap { mapped in
-                guard properties[source].indices.contains(property), let index = properties[source][property] else {
-                    return .failure(.noSuchProperty(table: source, property: property))
-                }
-                return .success((mapped, index))
-            }
-        }
         switch change {
         case .setSchemaVersion: return .success(change)
         case let .removeProperty(t, p): return target(t, p).map { .removeProperty(table: $0.0, property: $0.1) }
