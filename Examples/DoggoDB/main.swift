@@ -19,7 +19,10 @@ if CommandLine.arguments.count > 1 {
 }
 
 do {
+    let existed = FileManager.default.fileExists(atPath: url.path)
     let store = try Store(configuration: .init(fileURL: url, objectTypes: [Person.self, Dog.self]))
+    // Opening a new journal with the model classes commits their schema first.
+    let opened = store.version
 
     let jason = Person()
     jason.firstName = "Jason"
@@ -40,7 +43,12 @@ do {
         jason.dogs.append(lita)
     }
     try store.write(label: "promote") { jason.businessUnit = .management }
-    print("wrote \(store.version) commits to \(url.path)")
+    if existed {
+        print("appended \(store.version - opened) commits to \(url.path), now at version \(store.version)")
+    } else {
+        print("wrote \(store.version) commits to \(url.path): commit \(opened) records the schema "
+            + "(the Person and Dog types), commits \(opened + 1)–\(store.version) the three writes above")
+    }
 }
 
 // Reopen: everything below is folded from the journal alone.

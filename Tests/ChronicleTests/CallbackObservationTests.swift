@@ -141,6 +141,22 @@ struct CallbackObservationTests {
         #expect(await Self.eventually { await results.count == 2 })     // .initial, then the update
     }
 
+    /// A caller names the actor: the callback runs there, not on the caller's.
+    @Test func callerNamesTheDeliveringActor() async throws {
+        let store = try scratchStore()
+        let counter = Counter()
+        try store.write { store.add(counter) }
+        let tally = Tally()
+        let seen = Locked(0)
+        let token = await counter.observe(keyPaths: [\.value], on: tally) { _ in
+            tally.assertIsolated()
+            seen.withLock { $0 += 1 }
+        }
+        try store.write { counter.value = 1 }
+        #expect(await Self.eventually { seen.withLock { $0 } == 1 })
+        token.invalidate()
+    }
+
     @Test func checkedKeyPathsThrowForATypo() throws {
         let store = try scratchStore()
         let person = Person(), holder = AllTypes(), owner = Employee()

@@ -61,7 +61,7 @@ extension Results {
             do {
                 query.distinct.append(PropertyPath(try KeyPathMapping.record(keyPath).path))
             } catch {
-                preconditionFailure("Chronicle: cannot take distinct \(Element.self) by \(keyPath): \(error)")
+                preconditionFailure("Chronicle: cannot take distinct \(Element.self) by this key path: \(error)")
             }
         }
         return Results(store: store, frozen: frozen, query: query)

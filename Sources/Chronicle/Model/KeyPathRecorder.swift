@@ -68,17 +68,37 @@ enum KeyPathMapping {
             // `\Dog?.?.name`, the key paths of a `Map<String, Dog?>`'s values.
             root = optional.wrapping(makeRecordingInstance(optional.wrappedObjectType, recorder: recorder, prefix: []))
         } else {
-            throw UnpersistedKeyPathError(keyPath: "\(keyPath)")
+            throw UnpersistedKeyPathError(keyPath: describeTypes(keyPath))
         }
         let value = root[keyPath: keyPath]
         let paths = recorder.paths
-        guard let deepest = paths.last else { throw UnpersistedKeyPathError(keyPath: "\(keyPath)") }
+        guard let deepest = paths.last else { throw UnpersistedKeyPathError(keyPath: describeTypes(keyPath)) }
         let isDirect = isProbe(value, recorder.lastProbe)
         var seen = Set<[String]>()
         let dependencies = paths.filter { seen.insert($0).inserted }
         let recorded = RecordedKeyPath(path: deepest, dependencies: dependencies, isDirect: isDirect)
         cache.withLock { $0[cacheKey] = recorded }
         return recorded
+    }
+
+    /// A key path as the app wrote it, by property names: `\Person.address.city`
+    /// for a key path to a persisted property (Swift prints key paths
+    /// through `@Persisted` properties as `\Person.<computed 0x…>`); for
+    /// one that computes from persisted properties, what it computes from;
+    /// otherwise its root and value types.
+    static func describe(_ keyPath: AnyKeyPath) -> String {
+        let types = type(of: keyPath)
+        let root = types.rootType is any _ObjectProjecting.Type || types.rootType is any OptionalObjectRoot.Type
+        if root, let recorded = try? record(keyPath) {
+            let path = "\\\(types.rootType).\(recorded.dottedPath)"
+            return recorded.isDirect ? path : "a key path computed from \(path)"
+        }
+        return describeTypes(keyPath)
+    }
+
+    /// A key path by its root and value types, without recording it.
+    private static func describeTypes(_ keyPath: AnyKeyPath) -> String {
+        "a key path from \(type(of: keyPath).rootType) to \(type(of: keyPath).valueType)"
     }
 
     static func makeRecordingInstance(_ type: ObjectBase.Type, recorder: KeyPathRecorder, prefix: [String]) -> ObjectBase {

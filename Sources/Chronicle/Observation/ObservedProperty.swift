@@ -99,7 +99,7 @@ enum ObservedProperties {
 
     private static func recorded(_ keyPath: AnyKeyPath, for type: any _ObjectProjecting.Type) -> RecordedKeyPath {
         do { return try KeyPathMapping.record(keyPath) } catch {
-            preconditionFailure("Chronicle: cannot observe \(error.keyPath) of \(type): \(error)")
+            preconditionFailure("Chronicle: cannot observe this key path: \(error)")
         }
     }
 
@@ -112,7 +112,7 @@ enum ObservedProperties {
         // projected properties over the same key path are interchangeable.
         let metadata = ProjectionMetadata.of(type)
         guard let match = metadata.properties.first(where: { $0.recorded == recorded }) else {
-            preconditionFailure("Chronicle: \(keyPath) is not a projected property of \(type)")
+            preconditionFailure("Chronicle: \(KeyPathMapping.describe(keyPath)) is not a projected property of \(type)")
         }
         return match.name
     }

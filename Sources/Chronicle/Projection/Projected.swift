@@ -58,8 +58,9 @@ public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable 
     @usableFromInline static func write<EnclosingSelf: Projection<Root>>(_ newValue: Value, to projection: EnclosingSelf,
                                                                           keyPath: KeyPath<Root, Value>) {
         guard let writable = keyPath as? ReferenceWritableKeyPath<Root, Value> else {
-            let name = ProjectionMetadata.of(EnclosingSelf.self).name(of: keyPath) ?? "\(keyPath)"
-            preconditionFailure("Chronicle: \(EnclosingSelf.self).\(name) projects \(keyPath), which is not writable (a transformation); set the base object's property instead")
+            let described = KeyPathMapping.describe(keyPath)
+            let name = ProjectionMetadata.of(EnclosingSelf.self).name(of: keyPath) ?? described
+            preconditionFailure("Chronicle: \(EnclosingSelf.self).\(name) projects \(described), which is not writable (a transformation); set the base object's property instead")
         }
         projection.rootObject[keyPath: writable] = newValue
     }

@@ -125,7 +125,7 @@ struct PredicateTranslator {
             return .opaque
         }
         guard let resolved else {
-            throw QueryError.unknownKeyPath(String(describing: keyPath))
+            throw QueryError.unknownKeyPath(KeyPathMapping.describe(keyPath))
         }
         var operand = base
         operand.path = base.path.appending(resolved)

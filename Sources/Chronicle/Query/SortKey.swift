@@ -30,7 +30,7 @@ struct SortKey: Hashable, Sendable {
                 throw QueryError.unsupportedSortDescriptor(String(describing: descriptor))
             }
             guard let path = try resolver(keyPath) else {
-                throw QueryError.unknownKeyPath(String(describing: keyPath))
+                throw QueryError.unknownKeyPath(KeyPathMapping.describe(keyPath))
             }
             return SortKey(path, ascending: descriptor.order == .forward)
         }

@@ -8,6 +8,10 @@ public struct FoldError: Error, Hashable, Sendable, CustomStringConvertible {
     public var eventIndex: Int?
     /// What is wrong.
     public var reason: Reason
+    /// The failure in the app's terms — type, property and primary key as
+    /// the model names them — when a store rejected a write; `nil` for a
+    /// fold of raw events. ``description`` prefers it.
+    public var explanation: String?
 
     /// An error for `event` (at `eventIndex` of its commit).
     public init(event: Event?, eventIndex: Int? = nil, reason: Reason) {
@@ -80,8 +84,9 @@ public struct FoldError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The reason, prefixed with the event that failed.
+    /// The ``explanation``, or the reason prefixed with the event that failed.
     public var description: String {
+        if let explanation { return explanation }
         guard let event else { return reason.description }
         let position = eventIndex.map { "event \($0) " } ?? ""
         return "\(position)\(event): \(reason)"

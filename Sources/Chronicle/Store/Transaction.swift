@@ -56,7 +56,7 @@ final class Transaction: @unchecked Sendable {
             try state.apply(event, changes: &changes)
             events.append(event)
         } catch {
-            failure = .rejected(error)
+            failure = .rejected(error.explained(in: state))
         }
     }
 
@@ -171,7 +171,7 @@ final class Transaction: @unchecked Sendable {
         var rolledBackKey: ObjectKey?
         if let location = object.location {
             precondition(location.table.store === store,
-                         "Chronicle: this \(location.table.metadata.name) belongs to another store; add an unmanaged copy instead")
+                         "Chronicle: this \(location.table.metadata.name) belongs to another store; add a copy instead: \(location.table.metadata.name)(value: object)")
             precondition(location.frozen == nil,
                          "Chronicle: a frozen \(location.table.metadata.name) cannot be added; thaw() it first")
             guard object.addWasRolledBack,
