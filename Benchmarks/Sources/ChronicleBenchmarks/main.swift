@@ -36,6 +36,10 @@ if arguments.first == "--probe" {
     exit(0)
 }
 
+if arguments.first == "--sharing-child" {
+    try SharingBenchmark.runChild(Array(arguments.dropFirst()))
+}
+
 if arguments.first == "--child", arguments.count == 3 {
     guard let workload = workloads.first(where: { $0.id == arguments[1] }) else { fatalError("unknown workload \(arguments[1])") }
     try Harness.runChild(workload, side: arguments[2], options: options)
@@ -47,9 +51,10 @@ if arguments.contains("-h") || arguments.contains("--help") {
     for workload in workloads { print("  \(workload.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(workload.summary)") }
     print("  journal      (only when named) journal append/read throughput, in process")
     print("  replay       (only when named) open a 1M-event journal with/without a checkpoint; frozen(at:)")
+    print("  sharing      (only when named) several processes on one store: commit-to-observer wake-up, durable commits")
     exit(0)
 }
-let known = Set(workloads.map(\.id) + ["journal", "replay"])
+let known = Set(workloads.map(\.id) + ["journal", "replay", "sharing"])
 let unknown = arguments.filter { !known.contains($0) }
 guard unknown.isEmpty else {
     print("unknown benchmark group(s): \(unknown.joined(separator: ", ")); known: \(known.sorted().joined(separator: ", "))")
@@ -64,7 +69,7 @@ print("Chronicle vs GRDB 7.10.0 — \(options.quick ? "quick smoke run" : "full 
 print("p50 / p99: per operation where a figure is one operation, otherwise over the runs (\(options.runs) runs after \(options.warmups) warm-up; slow workloads \(options.slowRuns)).")
 if options.rounds > 1 { print("\(options.rounds) rounds, the sides alternating: medians of the rounds; each ratio the median of the rounds' own.") }
 print("GRDB/Chronicle above 1 means Chronicle is faster (or smaller).")
-let inProcess = ["journal", "replay"]
+let inProcess = ["journal", "replay", "sharing"]
 let selected = workloads.filter { arguments.isEmpty || arguments.contains($0.id) }
 if arguments.isEmpty || !arguments.allSatisfy(inProcess.contains) {
     try Harness.runParent(selected, options: options)
@@ -76,4 +81,8 @@ if arguments.contains("journal") {
 if arguments.contains("replay") {
     print("\n== replay")
     try ReplayBenchmarks.run()
+}
+if arguments.contains("sharing") {
+    print("\n== sharing")
+    try SharingBenchmark.run(quick: options.quick)
 }

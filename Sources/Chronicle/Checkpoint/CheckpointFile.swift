@@ -115,7 +115,7 @@ enum CheckpointFile {
     ///
     /// Call only as a writer of the journal. With a shared journal, one
     /// process at a time writes (an exclusive `flock` on
-    /// `<checkpoint name>.lock`); the others skip meanwhile.
+    /// `<checkpoint name>.lock`); the others wait their turn.
     ///
     /// - Returns: whether a file was written (not for an empty state or an
     ///   in-memory or read-only journal).
@@ -130,11 +130,10 @@ enum CheckpointFile {
         let bytes = encode(state, prefix: prefix)
         let target = url(for: journalURL)
         // One process at a time: removing leftovers would take another
-        // process's temporary file from under it. One that finds the lock
-        // taken skips: the file is being made fresh anyway.
+        // process's temporary file from under it.
         var alone: Int32?
         if journal.isShared {
-            alone = ProcessWriteLock.tryLockAlone(path: target.path + ".lock")
+            alone = ProcessWriteLock.lockAlone(path: target.path + ".lock")
             if alone == nil { return false }
         }
         defer { if let alone { _ = closeDescriptor(alone) } }

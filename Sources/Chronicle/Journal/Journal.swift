@@ -229,7 +229,9 @@ public final class Journal: Sendable {
 
     /// The first half of ``append(_:)``: writes `commit` as the next record,
     /// under the journal's lock and in version order, without waiting for
-    /// durability. Pass the ticket to ``waitUntilDurable(_:)`` after releasing
+    /// durability. A shared journal (``init(sharedFileURL:durability:)``)
+    /// takes the process lock for the write and catches up first, so the
+    /// next version is the one after every process's commits. Pass the ticket to ``waitUntilDurable(_:)`` after releasing
     /// your own locks, so concurrent committers share one sync.
     ///
     /// - Throws: as ``append(_:)``.

@@ -25,7 +25,8 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// and valid data follows it. Versions `1...lastGoodVersion` are intact.
     case damaged(offset: UInt64, lastGoodVersion: UInt64, reason: String)
     /// Another writer (another process, or another ``Journal`` in this process)
-    /// holds the journal's exclusive lock.
+    /// holds the journal's exclusive lock; or, opening exclusively, others
+    /// share the journal (stores, ``Journal/init(sharedFileURL:durability:)``).
     case locked(URL)
     /// An appended commit does not carry the next version.
     case versionMismatch(expected: UInt64, found: UInt64)
@@ -61,8 +62,10 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
                 + "Versions 1...\(lastGoodVersion) are intact; Chronicle does not skip damage and left the file unchanged. "
                 + "Restore the journal from a backup, or keep its first \(offset) bytes (the intact prefix) as a new journal."
         case .locked(let url):
-            "\(url.path) is already open for writing (by another process or another Journal in this process). "
-                + "Close the other writer first, or read the journal with Journal(contentsOf:), which takes no lock."
+            "\(url.path) is already open for writing (by another process or another Journal in this process), and one of "
+                + "the two opens is exclusive (Journal(fileURL:), or a Chronicle from before stores shared their file): "
+                + "close the other writer first, open both shared (as stores do), or read the journal with Journal(contentsOf:), "
+                + "which takes no lock."
         case .versionMismatch(let expected, let found):
             "commit version \(found) does not follow the journal: the next version must be \(expected). "
                 + "Versions are gap-free; serialise writers and number commits lastVersion + 1."

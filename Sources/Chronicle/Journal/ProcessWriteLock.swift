@@ -111,15 +111,14 @@ final class ProcessWriteLock: @unchecked Sendable {
 }
 
 extension ProcessWriteLock {
-    /// Takes an exclusive `flock` on the file at `path` (created `0600` if
-    /// absent) if no one holds it, without waiting: the descriptor, whose
-    /// closing releases it, or `nil` if another description holds it (or
-    /// the file cannot be opened). For work one process at a time does and
-    /// another may simply skip, such as writing the checkpoint file.
-    static func tryLockAlone(path: String) -> Int32? {
+    /// Waits for an exclusive `flock` on the file at `path` (created `0600`
+    /// if absent): the descriptor, whose closing releases it, or `nil` if the
+    /// file cannot be opened or locked. For work one process at a time does,
+    /// such as writing the checkpoint file.
+    static func lockAlone(path: String) -> Int32? {
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { return nil }
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+        while flock(fd, LOCK_EX) != 0 {
             if errno == EINTR { continue }
             _ = closeDescriptor(fd)
             return nil

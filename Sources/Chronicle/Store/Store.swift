@@ -15,6 +15,8 @@ import Synchronization
 /// ```
 ///
 /// A store is `Sendable`: share one instance per journal file across tasks.
+/// Several processes may open the same file at once; each sees the others'
+/// commits (see <doc:SeveralProcesses>).
 public final class Store: Sendable {
     /// How the store was opened.
     public let configuration: Configuration
