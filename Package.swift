@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Chronicle", targets: ["Chronicle"]),
         .library(name: "ChronicleTesting", targets: ["ChronicleTesting"]),
+        .library(name: "ChronicleSync", targets: ["ChronicleSync"]),
         .executable(name: "chronicle", targets: ["ChronicleCLI"]),
     ],
     targets: [
@@ -20,6 +21,13 @@ let package = Package(
             name: "ChronicleTesting",
             dependencies: ["Chronicle"],
             path: "Sources/ChronicleTesting"
+        ),
+        // The sync client: a store kept in step with a scope on a
+        // `chronicle-server` (see Server/), over URLSession long-polling.
+        .target(
+            name: "ChronicleSync",
+            dependencies: ["Chronicle"],
+            path: "Sources/ChronicleSync"
         ),
         .executableTarget(
             name: "DoggoDB",
@@ -49,6 +57,11 @@ let package = Package(
             name: "ChronicleTests",
             dependencies: ["Chronicle", "ChronicleTesting", "ChronicleCrashChild", "ChronicleCLI"],
             path: "Tests/ChronicleTests"
+        ),
+        .testTarget(
+            name: "ChronicleSyncTests",
+            dependencies: ["Chronicle", "ChronicleSync"],
+            path: "Tests/ChronicleSyncTests"
         ),
         .testTarget(
             name: "ChronicleTestingTests",
