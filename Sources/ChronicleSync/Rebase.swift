@@ -314,8 +314,8 @@ struct Rebase {
     }
 
     /// Makes every touched object of the local state what the scope (with
-    /// the pending commits) says: creates first (links left empty), then
-    /// each differing property, then deletes.
+    /// the pending commits) says: deletes first, then creates (links left
+    /// empty), then each differing property.
     private mutating func diff() {
         // Every touched object, named the local way.
         var objects = Set<TableKey>()
@@ -341,6 +341,11 @@ struct Rebase {
                 return localValue(record.values[index], property)
             }
         }
+        // Deletes first: an object deleted and created again under its primary key
+        // is two objects, and the new one can only be created once the old one is gone.
+        for object in ordered where targets[object] == nil && scratch.object(table: object.table, key: object.key) != nil {
+            emitLocal(.delete(table: object.table, key: object.key))
+        }
         for object in ordered where scratch.object(table: object.table, key: object.key) == nil {
             guard let values = targets[object] else { continue }
             let type = scratch.schema[object.table]
@@ -355,9 +360,6 @@ struct Rebase {
             for (index, value) in values.enumerated() where record.values[index] != value && !type.properties[index].isPrimaryKey {
                 emitLocal(.set(table: object.table, key: object.key, property: index, value: value))
             }
-        }
-        for object in ordered where targets[object] == nil && scratch.object(table: object.table, key: object.key) != nil {
-            emitLocal(.delete(table: object.table, key: object.key))
         }
     }
 

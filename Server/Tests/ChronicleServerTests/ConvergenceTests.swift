@@ -57,8 +57,9 @@ struct ConvergenceTests {
         }
     }
 
-    @Test func devicesConvergeToTheServerOrderThroughFailures() async throws {
-        var random = Seeded(state: 0x5EED_2029)
+    @Test(arguments: [UInt64(0x5EED_2029), 7, 1_234_567])
+    func devicesConvergeToTheServerOrderThroughFailures(seed: UInt64) async throws {
+        var random = Seeded(state: seed)
         let servers = [try await ServerProcess(), try await ServerProcess()]
         var ports = servers.map(\.port)
         var running = servers
@@ -83,7 +84,7 @@ struct ConvergenceTests {
             devices[offline].session.stop()
             let mover = (offline + 1) % 3
             devices[mover].reconnect(to: url(Int.random(in: 0..<2, using: &random)))
-            for step in 0..<60 {
+            for step in 0..<100 {
                 let index = Int.random(in: 0..<3, using: &random)
                 let token = "r\(round)-d\(index)-\(step)"
                 try Self.randomCommit(on: devices[index], token: token, random: &random)
@@ -114,7 +115,10 @@ struct ConvergenceTests {
         let api = API(base: url(0), token: Harness.writer)
         let commits = try await Dump.serverCommits(api, scope: scope)
         let truth = try Dump.of(Dump.fold(commits))
-        for device in devices { #expect(try device.dump() == truth) }
+        for device in devices {
+            let dump = try device.dump()
+            #expect(dump == truth, "\(device.url.lastPathComponent) differs: \(Dump.difference(dump, truth))")
+        }
 
         // Zero lost, zero duplicated: the log note holds every token once.
         let log = try #require(devices[0].note(Self.logNote))

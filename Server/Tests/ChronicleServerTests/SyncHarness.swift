@@ -115,6 +115,18 @@ enum Dump {
         return result
     }
 
+    /// The objects two dumps disagree on, for failure messages.
+    static func difference(_ mine: [String: [String: String]], _ theirs: [String: [String: String]]) -> String {
+        var lines: [String] = []
+        for type in Set(mine.keys).union(theirs.keys).sorted() {
+            let a = mine[type] ?? [:], b = theirs[type] ?? [:]
+            for key in Set(a.keys).union(b.keys).sorted() where a[key] != b[key] {
+                lines.append("\(type) \(key): \(a[key] ?? "missing") | expected \(b[key] ?? "missing")")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
     /// Every commit of the scope, in server order, from the server.
     static func serverCommits(_ api: API, scope: String) async throws -> [Commit] {
         var commits: [Commit] = []
