@@ -42,6 +42,13 @@ let package = Package(
             dependencies: ["Chronicle"],
             path: "Sources/ChronicleCLI"
         ),
+        // Two processes editing one list through a local chronicle-server.
+        .executableTarget(
+            name: "SyncedTodo",
+            dependencies: ["Chronicle", "ChronicleSync"],
+            path: "Examples/SyncedTodo",
+            exclude: ["start-server"]
+        ),
         .executableTarget(
             name: "TimeTravel",
             dependencies: ["Chronicle"],

@@ -10,22 +10,12 @@ import Testing
 /// lost or applied twice.
 @Suite("Sync convergence", .serialized)
 struct ConvergenceTests {
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static let logNote = 100
 
     /// One random commit on `device`: one to three edits of shared notes,
     /// and a unique token appended to the log note.
-    static func randomCommit(on device: Device, token: String, random: inout Seeded) throws {
+    static func randomCommit(on device: Device, token: String, random: inout SeededRandom) throws {
         let store = device.store
         var choices: [Int] = []
         for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<10, using: &random)) }
@@ -59,7 +49,7 @@ struct ConvergenceTests {
 
     @Test(arguments: [UInt64(0x5EED_2029), 7, 1_234_567])
     func devicesConvergeToTheServerOrderThroughFailures(seed: UInt64) async throws {
-        var random = Seeded(state: seed)
+        var random = SeededRandom(state: seed)
         let servers = [try await ServerProcess(), try await ServerProcess()]
         var ports = servers.map(\.port)
         var running = servers

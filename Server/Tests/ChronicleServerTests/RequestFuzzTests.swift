@@ -9,17 +9,6 @@ import Testing
 /// decoding under libFuzzer.)
 @Suite("Push body decoding fuzz", .serialized)
 struct RequestFuzzTests {
-    /// SplitMix64: a seeded generator, so a failure repeats.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
 
     static func check(_ bytes: [UInt8]) throws {
         guard let push = try? SyncWire.decodeCheckedPush(bytes) else { return }
@@ -30,7 +19,7 @@ struct RequestFuzzTests {
     }
 
     @Test func randomBytesAndMutatedBodiesNeverCrashTheDecoder() throws {
-        var random = Seeded(state: 29)
+        var random = SeededRandom(state: 29)
         let valid = SyncWire.encode(.init(base: 0, commits: Commits.wire(1...4)))
         var accepted = 0
         for round in 0..<20_000 {
@@ -71,7 +60,7 @@ struct RequestFuzzTests {
     @Test func randomBodiesOverHTTPAre400() async throws {
         try await ServerTests.withServer { api in
         let scope = Harness.freshScope("fuzz")
-        var random = Seeded(state: 4242)
+        var random = SeededRandom(state: 4242)
         for _ in 0..<100 {
             let bytes = (0..<Int.random(in: 0..<200, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
             let reply = try await api.request("POST", "/v1/scopes/\(scope)/commits", body: bytes)

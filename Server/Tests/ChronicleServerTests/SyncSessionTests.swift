@@ -6,12 +6,16 @@ import Testing
 /// `SyncSession` against real `chronicle-server` processes and PostgreSQL.
 @Suite("SyncSession", .serialized)
 struct SyncSessionTests {
+    /// Two devices of a fresh scope on `server`, not started.
+    static func twoDevices(on server: ServerProcess) throws -> (scope: String, a: Device, b: Device) {
+        let scope = Harness.freshScope("sync")
+        return (scope, try Device(server: server.base, scope: scope, name: "a"), try Device(server: server.base, scope: scope, name: "b"))
+    }
+
     @Test func aWriteOnOneDeviceReachesAnother() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
-        let scope = Harness.freshScope("sync")
-        let a = try Device(server: server.base, scope: scope, name: "a")
-        let b = try Device(server: server.base, scope: scope, name: "b")
+        let (scope, a, b) = try Self.twoDevices(on: server)
         a.session.start()
         b.session.start()
         defer { a.session.stop(); b.session.stop() }
@@ -42,9 +46,7 @@ struct SyncSessionTests {
     @Test func observersSeeRemoteChangesLikeLocalOnes() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
-        let scope = Harness.freshScope("sync")
-        let a = try Device(server: server.base, scope: scope, name: "a")
-        let b = try Device(server: server.base, scope: scope, name: "b")
+        let (_, a, b) = try Self.twoDevices(on: server)
         a.session.start()
         b.session.start()
         defer { a.session.stop(); b.session.stop() }
@@ -115,9 +117,7 @@ struct SyncSessionTests {
     @Test func offlineEditsOnTwoDevicesMergeWhenBothReconnect() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
-        let scope = Harness.freshScope("sync")
-        let a = try Device(server: server.base, scope: scope, name: "a")
-        let b = try Device(server: server.base, scope: scope, name: "b")
+        let (_, a, b) = try Self.twoDevices(on: server)
         a.session.start()
         try a.store.write {
             for id in 1...3 {
