@@ -34,8 +34,8 @@ struct OfflineSessionTests {
             if case .error(.network) = state { sawNetworkError = true; break }
         }
         #expect(sawNetworkError)
-        // The progress folder is next to the journal.
-        #expect(FileManager.default.fileExists(atPath: url.path + ".sync/progress.json"))
+        // The sync folder is next to the journal.
+        #expect(FileManager.default.fileExists(atPath: url.path + ".sync/server.journal"))
     }
 
     @Test func stopEndsTheSessionAndStatesSaySo() async throws {
