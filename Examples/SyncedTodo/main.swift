@@ -39,14 +39,15 @@ func printList() {
     }
 }
 
-// Print the list whenever it changes, whoever changed it.
+// Print the list whenever it changes, whoever changed it (detached: the main
+// thread blocks in readLine).
 let items = store.objects(TodoItem.self)
-let watcher = Task {
+let watcher = Task.detached {
     for await change in items.changes() {
         if case .update = change { printList() }
     }
 }
-let states = Task {
+let states = Task.detached {
     for await state in session.states {
         if case .error(let error) = state { print("(sync: \(error))") }
     }
