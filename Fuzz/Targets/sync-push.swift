@@ -1,4 +1,4 @@
-// fuzz-sources: Sources/ChronicleSync
+// fuzz-sources: Sources/ChronicleSync/SyncWire.swift
 // Fuzz target: the sync server's request decoding (SyncWire.decodeCheckedPush,
 // what chronicle-server runs on every push body), fed one request body.
 //
