@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Chronicle", targets: ["Chronicle"]),
         .library(name: "ChronicleTesting", targets: ["ChronicleTesting"]),
+        .library(name: "ChronicleSync", targets: ["ChronicleSync"]),
         .executable(name: "chronicle", targets: ["ChronicleCLI"]),
     ],
     targets: [
@@ -22,6 +23,13 @@ let package = Package(
             dependencies: ["Chronicle"],
             path: "Sources/ChronicleTesting"
         ),
+        // The sync client: a store kept in step with a scope on a
+        // `chronicle-server` (see Server/), over URLSession long-polling.
+        .target(
+            name: "ChronicleSync",
+            dependencies: ["Chronicle"],
+            path: "Sources/ChronicleSync"
+        ),
         .executableTarget(
             name: "DoggoDB",
             dependencies: ["Chronicle"],
@@ -34,6 +42,13 @@ let package = Package(
             name: "ChronicleCLI",
             dependencies: ["Chronicle"],
             path: "Sources/ChronicleCLI"
+        ),
+        // Two processes editing one list through a local chronicle-server.
+        .executableTarget(
+            name: "SyncedTodo",
+            dependencies: ["Chronicle", "ChronicleSync"],
+            path: "Examples/SyncedTodo",
+            exclude: ["start-server"]
         ),
         .executableTarget(
             name: "TimeTravel",
@@ -56,6 +71,11 @@ let package = Package(
             name: "ChronicleTests",
             dependencies: ["Chronicle", "ChronicleTesting", "ChronicleCrashChild", "ChronicleSharingChild", "ChronicleCLI"],
             path: "Tests/ChronicleTests"
+        ),
+        .testTarget(
+            name: "ChronicleSyncTests",
+            dependencies: ["Chronicle", "ChronicleSync"],
+            path: "Tests/ChronicleSyncTests"
         ),
         .testTarget(
             name: "ChronicleTestingTests",

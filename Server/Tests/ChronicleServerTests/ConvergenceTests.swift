@@ -1,0 +1,122 @@
+import Chronicle
+@_spi(SyncServer) import ChronicleSync
+import Foundation
+import Testing
+
+/// Three devices, two servers, hundreds of random conflicting commits
+/// while connections are cut, a server is killed and restarted (and, with
+/// `CHRONICLE_SYNC_RESTART_POSTGRES=1`, PostgreSQL restarts): at the end
+/// every device's state is the fold of the server's order, and no commit is
+/// lost or applied twice.
+@Suite("Sync convergence", .serialized)
+struct ConvergenceTests {
+
+    static let logNote = 100
+
+    /// One random commit on `device`: one to three edits of shared notes,
+    /// and a unique token appended to the log note.
+    static func randomCommit(on device: Device, token: String, random: inout SeededRandom) throws {
+        let store = device.store
+        var choices: [Int] = []
+        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<10, using: &random)) }
+        let id = Int.random(in: 1...5, using: &random)
+        let word = ["red", "green", "blue", "cyan"][Int.random(in: 0..<4, using: &random)]
+        let position = Int.random(in: 0..<8, using: &random)
+        try store.write(label: token) {
+            for choice in choices {
+                guard let note = device.note(id) else {
+                    let note = Note()
+                    note.id = id
+                    note.title = "recreated \(token)"
+                    store.add(note)
+                    continue
+                }
+                switch choice {
+                case 0, 1: note.title = "\(token) \(word)"
+                case 2: note.count += 1
+                case 3: note.tags.insert(token, at: min(position, note.tags.count))
+                case 4: if !note.tags.isEmpty { note.tags.remove(at: position % note.tags.count) }
+                case 5: note.labels.insert(word)
+                case 6: note.labels.remove(word)
+                case 7: note.scores[word] = position
+                case 8: note.scores.removeObject(for: word)
+                default: store.delete(note)
+                }
+            }
+            device.note(logNote)!.tags.append(token)
+        }
+    }
+
+    @Test(arguments: [UInt64(0x5EED_2029), 7, 1_234_567])
+    func devicesConvergeToTheServerOrderThroughFailures(seed: UInt64) async throws {
+        var random = SeededRandom(state: seed)
+        let servers = [try await ServerProcess(), try await ServerProcess()]
+        var ports = servers.map(\.port)
+        var running = servers
+        defer { for server in running { server.stop() } }
+        func url(_ index: Int) -> URL { URL(string: "http://127.0.0.1:\(ports[index])")! }
+        let scope = Harness.freshScope("converge")
+        let devices = try (0..<3).map { try Device(server: url($0 % 2), scope: scope, name: "d\($0)") }
+        for device in devices { device.session.start() }
+        defer { for device in devices { device.session.stop() } }
+
+        try devices[0].store.write {
+            for id in [1, 2, 3, 4, 5, Self.logNote] { devices[0].store.create(Note.self, value: ["id": id, "title": "seed \(id)"]) }
+        }
+        for device in devices { try await device.sync() }
+
+        var tokens: [String] = []
+        let restartPostgres = ProcessInfo.processInfo.environment["CHRONICLE_SYNC_RESTART_POSTGRES"] == "1"
+        for round in 0..<6 {
+            // Disruptions: a device goes offline for the round, another moves server,
+            // server 1 is killed and restarted mid-round, PostgreSQL restarts once.
+            let offline = Int.random(in: 0..<3, using: &random)
+            devices[offline].session.stop()
+            let mover = (offline + 1) % 3
+            devices[mover].reconnect(to: url(Int.random(in: 0..<2, using: &random)))
+            for step in 0..<100 {
+                let index = Int.random(in: 0..<3, using: &random)
+                let token = "r\(round)-d\(index)-\(step)"
+                try Self.randomCommit(on: devices[index], token: token, random: &random)
+                tokens.append(token)
+                if step == 20 && round % 2 == 1 {
+                    running[1].kill()
+                    try await Task.sleep(for: .milliseconds(200))
+                    running[1] = try await ServerProcess(port: ports[1])
+                    ports[1] = running[1].port
+                }
+                if step == 30 && round == 3 && restartPostgres {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/bin/sh")
+                    process.arguments = ["-c", "pg_ctlcluster $(ls /usr/lib/postgresql | sort -n | tail -1) main restart"]
+                    try process.run()
+                    process.waitUntilExit()
+                    #expect(process.terminationStatus == 0)
+                }
+                if step % 10 == 0 { try await Task.sleep(for: .milliseconds(Int.random(in: 0..<30, using: &random))) }
+            }
+            devices[offline].session.start()
+        }
+
+        // Everyone online and quiet: sync until no device changes.
+        for _ in 0..<3 {
+            for device in devices { try await device.sync(timeout: .seconds(120)) }
+        }
+        let api = API(base: url(0), token: Harness.writer)
+        let commits = try await Dump.serverCommits(api, scope: scope)
+        let truth = try Dump.of(Dump.fold(commits))
+        for device in devices {
+            let dump = try device.dump()
+            #expect(dump == truth, "\(device.url.lastPathComponent) differs: \(Dump.difference(dump, truth))")
+        }
+
+        // Zero lost, zero duplicated: the log note holds every token once.
+        let log = try #require(devices[0].note(Self.logNote))
+        #expect(log.tags.count == tokens.count)
+        #expect(Set(log.tags) == Set(tokens))
+        // Every random commit reached the server once (plus the schema and seed commits).
+        let labelled = commits.compactMap(\.label).filter { $0.hasPrefix("r") }
+        #expect(labelled.count == tokens.count)
+        #expect(Set(labelled) == Set(tokens))
+    }
+}

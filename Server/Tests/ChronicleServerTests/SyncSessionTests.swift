@@ -1,0 +1,220 @@
+import Chronicle
+@_spi(SyncServer) import ChronicleSync
+import Foundation
+import Testing
+
+/// `SyncSession` against real `chronicle-server` processes and PostgreSQL.
+@Suite("SyncSession", .serialized)
+struct SyncSessionTests {
+    /// Two devices of a fresh scope on `server`, not started.
+    static func twoDevices(on server: ServerProcess) throws -> (scope: String, a: Device, b: Device) {
+        let scope = Harness.freshScope("sync")
+        return (scope, try Device(server: server.base, scope: scope, name: "a"), try Device(server: server.base, scope: scope, name: "b"))
+    }
+
+    @Test func aWriteOnOneDeviceReachesAnother() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let (scope, a, b) = try Self.twoDevices(on: server)
+        a.session.start()
+        b.session.start()
+        defer { a.session.stop(); b.session.stop() }
+
+        try a.store.write {
+            let note = Note()
+            note.id = 1
+            note.title = "from a"
+            note.tags.append("x")
+            a.store.add(note)
+        }
+        try await a.sync()
+        try await b.sync()
+        let onB = try #require(b.note(1))
+        #expect(onB.title == "from a")
+        #expect(Array(onB.tags) == ["x"])
+
+        try b.store.write { onB.title = "from b"; onB.count = 2 }
+        try await b.sync()
+        try await a.sync()
+        #expect(a.note(1)?.title == "from b")
+        #expect(a.note(1)?.count == 2)
+        #expect(try a.dump() == b.dump())
+        let truth = try Dump.of(Dump.fold(try await Dump.serverCommits(API(base: server.base, token: Harness.writer), scope: scope)))
+        #expect(try a.dump() == truth)
+    }
+
+    @Test func observersSeeRemoteChangesLikeLocalOnes() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let (_, a, b) = try Self.twoDevices(on: server)
+        a.session.start()
+        b.session.start()
+        defer { a.session.stop(); b.session.stop() }
+        try a.store.write { a.store.create(Note.self, value: ["id": 5, "title": "first"]) }
+        try await a.sync()
+        try await b.sync()
+        let note = try #require(b.note(5))
+        let changes = note.changes(keyPaths: [\.title])
+        let watcher = Task { () -> [String] in
+            var titles: [String] = []
+            for await change in changes {
+                if case .change(let object, _) = change {
+                    titles.append(object.title)
+                    if titles.count == 1 { return titles }
+                }
+            }
+            return titles
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        // A change of another property only is filtered out by the key path.
+        try a.store.write { a.note(5)!.count = 9 }
+        try await a.sync()
+        try a.store.write { a.note(5)!.title = "second" }
+        try await a.sync()
+        let titles = try await withTimeout(.seconds(30)) { await watcher.value }
+        #expect(titles == ["second"])
+    }
+
+    @Test func statesReportTheSession() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let scope = Harness.freshScope("sync")
+        let a = try Device(server: server.base, scope: scope, name: "a")
+        let states = a.session.states
+        let seen = Task { () -> [SyncState] in
+            var seen: [SyncState] = []
+            for await state in states {
+                seen.append(state)
+                if state == .upToDate && seen.contains(where: { if case .uploading = $0 { true } else { false } }) { return seen }
+            }
+            return seen
+        }
+        a.session.start()
+        defer { a.session.stop() }
+        try a.store.write { a.store.create(Note.self, value: ["id": 1]) }
+        let history = try await withTimeout(.seconds(30)) { await seen.value }
+        #expect(history.first == .disconnected)
+        #expect(history.contains(.connected))
+        #expect(history.last == .upToDate)
+    }
+
+    @Test func aBadTokenStopsTheSessionWithATypedError() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let a = try Device(server: server.base, scope: Harness.freshScope("sync"), token: "nobody", name: "a")
+        a.session.start()
+        defer { a.session.stop() }
+        await #expect(throws: SyncError.unauthorized) { try await withTimeout(.seconds(30)) { [session = a.session] in try await session.waitUntilDownloaded() } }
+        #expect(a.session.state == .error(.unauthorized))
+
+        let reader = try Device(server: server.base, scope: Harness.freshScope("sync"), token: Harness.reader, name: "r")
+        try reader.store.write { reader.store.create(Note.self, value: ["id": 1]) }
+        reader.session.start()
+        defer { reader.session.stop() }
+        await #expect(throws: SyncError.forbidden) { try await withTimeout(.seconds(30)) { [session = reader.session] in try await session.waitUntilUploaded() } }
+    }
+
+    @Test func offlineEditsOnTwoDevicesMergeWhenBothReconnect() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let (_, a, b) = try Self.twoDevices(on: server)
+        a.session.start()
+        try a.store.write {
+            for id in 1...3 {
+                let note = Note()
+                note.id = id
+                note.title = "note \(id)"
+                note.tags.append(contentsOf: ["a", "b"])
+                a.store.add(note)
+            }
+        }
+        try await a.sync()
+        b.session.start()
+        try await b.sync()
+        a.session.stop()
+        b.session.stop()
+
+        // Offline, both edit the same notes.
+        try a.store.write {
+            let one = a.note(1)!
+            one.title = "title by a"
+            one.tags.append("from a")
+            one.labels.insert("red")
+            one.scores["a"] = 1
+            a.store.delete(a.note(2)!)
+        }
+        try b.store.write {
+            let one = b.note(1)!
+            one.count = 7
+            one.tags.insert("from b", at: 0)
+            one.labels.insert("blue")
+            one.scores["b"] = 2
+            b.note(2)!.title = "updated by b"   // a deleted it: the delete wins
+            let four = Note()
+            four.id = 4
+            four.title = "created by b"
+            b.store.add(four)
+        }
+        try a.store.write {
+            let four = Note()
+            four.id = 4
+            four.count = 44
+            a.store.add(four)   // the same primary key, offline on both: one object
+        }
+
+        a.session.start()
+        try await a.sync()
+        b.session.start()
+        try await b.sync()
+        try await a.sync()
+        defer { a.session.stop(); b.session.stop() }
+
+        for device in [a, b] {
+            let one = try #require(device.note(1))
+            #expect(one.title == "title by a")
+            #expect(one.count == 7)
+            #expect(Set(one.tags) == ["a", "b", "from a", "from b"])
+            #expect(one.tags.count == 4)
+            #expect(Set(one.labels) == ["red", "blue"])
+            #expect(one.scores["a"] == 1 && one.scores["b"] == 2)
+            #expect(device.note(2) == nil)
+            let four = try #require(device.note(4))
+            // b pushed last: its create's values win, property by property.
+            #expect(four.title == "created by b")
+            #expect(device.store.objects(Note.self).count == 3)
+        }
+        #expect(try a.dump() == b.dump())
+    }
+
+    @Test func aRelaunchedDeviceResumesWithoutPushingTwice() async throws {
+        let server = try await ServerProcess()
+        let port = server.port
+        let scope = Harness.freshScope("sync")
+        let a = try Device(server: server.base, scope: scope, name: "a")
+        a.session.start()
+        try a.store.write { a.store.create(Note.self, value: ["id": 1, "title": "one"]) }
+        try await a.sync()
+        // The server goes away; the app writes offline and is killed.
+        server.kill()
+        try a.store.write { a.note(1)!.count = 5 }
+        try a.store.write { a.store.create(Note.self, value: ["id": 2, "title": "two"]) }
+        try a.relaunch()
+        // The server comes back (same port); the app starts again.
+        let again = try await ServerProcess(port: port)
+        defer { again.stop() }
+        a.session.start()
+        defer { a.session.stop() }
+        try await a.sync()
+        let commits = try await Dump.serverCommits(API(base: again.base, token: Harness.writer), scope: scope)
+        let truth = try Dump.of(Dump.fold(commits))
+        #expect(try truth == a.dump())
+        #expect(truth["Note"]?.count == 2)
+        // One schema commit, one create, the two offline commits: nothing twice.
+        #expect(commits.count == 4)
+        // A second relaunch with nothing new pushes nothing.
+        try a.relaunch()
+        a.session.start()
+        try await a.sync()
+        #expect(try await Dump.serverCommits(API(base: again.base, token: Harness.writer), scope: scope).count == 4)
+    }
+}

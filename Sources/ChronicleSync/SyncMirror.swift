@@ -1,0 +1,53 @@
+import Chronicle
+import Foundation
+
+/// The scope's commits as the server ordered them, kept in a journal of
+/// their own next to the device's (`server.journal` in the sync folder),
+/// and their fold: the state every device converges to.
+final class SyncMirror {
+    private(set) var journal: Journal
+    private(set) var state: StoreState
+    let url: URL?
+
+    init(url: URL?) throws {
+        self.url = url
+        if let url {
+            journal = try Journal(fileURL: url, durability: .full)
+        } else {
+            journal = Journal.inMemory()
+        }
+        var state = StoreState()
+        var reader = journal.reader(from: journal.baseVersion + 1)
+        while let commit = try reader.next() { state = try state.applying(commit).state }
+        self.state = state
+    }
+
+    var version: UInt64 { state.version }
+
+    /// Appends the server's next commits; returns what each changed.
+    @discardableResult
+    func append(_ commits: [Commit]) throws -> [ChangeSet] {
+        var changes: [ChangeSet] = []
+        for commit in commits {
+            let (next, changed) = try state.applying(commit)
+            try journal.append(commit)
+            state = next
+            changes.append(changed)
+        }
+        return changes
+    }
+
+    /// Starts over from a server snapshot (a new device's bootstrap).
+    func reset(toSnapshot snapshot: Commit) throws {
+        let folded = try StoreState().applying(snapshot).state
+        if let url {
+            try journal.close()
+            try Journal.syncCreate(at: url, baseVersion: snapshot.version - 1, commits: [snapshot])
+            journal = try Journal(fileURL: url, durability: .full)
+        } else {
+            journal = Journal.inMemory()
+            // An in-memory mirror keeps no history: the state is what matters.
+        }
+        state = folded
+    }
+}
