@@ -158,6 +158,10 @@ struct Rebase {
                 emitScope(.addProperty(table: table, property), into: &events)
             }
             return
+        case .changeSchema(let change):
+            // Only additive schema changes sync; a migration rewrites what
+            // the other devices' commits mean.
+            throw .schemaMismatch("a migration (\(change)) cannot be synced: only added types and properties sync")
         default:
             break
         }
@@ -239,7 +243,7 @@ struct Rebase {
         case .clear(_, _, let index):
             guard let (mapped, _) = property(index) else { return }
             emitScope(.clear(table: table, key: key, property: mapped), into: &events)
-        case .defineType, .addProperty, .create:
+        case .defineType, .addProperty, .changeSchema, .create:
             break
         }
     }

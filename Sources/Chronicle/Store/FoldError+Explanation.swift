@@ -44,7 +44,7 @@ extension Event {
     /// The property the event addresses, if it addresses one.
     var property: Int? {
         switch self {
-        case .defineType, .addProperty, .create, .delete: nil
+        case .defineType, .addProperty, .changeSchema, .create, .delete: nil
         case .set(_, _, let property, _), .listInsert(_, _, let property, _, _), .listRemove(_, _, let property, _),
              .listMove(_, _, let property, _, _), .listReplace(_, _, let property, _, _), .setInsert(_, _, let property, _),
              .setRemove(_, _, let property, _), .mapSet(_, _, let property, _, _), .mapRemove(_, _, let property, _),
