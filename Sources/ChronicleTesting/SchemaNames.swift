@@ -28,36 +28,9 @@ struct SchemaNames {
         ValueText.persisted(value, objectType: property?.objectType)
     }
 
-    /// `String`, `Int?`, `List<Dog>`, `Map<String, Int>`, `Address?`.
+    /// `String`, `Int?`, `List<Dog>`, `Map<String, Int>`, `Address?`: the
+    /// library's own spelling, so messages and descriptions agree.
     static func typeDescription(_ property: PropertySchema) -> String {
-        var element = property.objectType ?? swiftName(property.type)
-        if property.isOptional { element += "?" }
-        switch property.collection {
-        case .none: return element
-        case .list: return "List<\(element)>"
-        case .set: return "MutableSet<\(element)>"
-        case .map: return "Map<String, \(element)>"
-        }
-    }
-
-    private static func swiftName(_ type: PropertyType) -> String {
-        switch type {
-        case .bool: "Bool"
-        case .int: "Int"
-        case .int8: "Int8"
-        case .int16: "Int16"
-        case .int32: "Int32"
-        case .int64: "Int64"
-        case .float: "Float"
-        case .double: "Double"
-        case .string: "String"
-        case .data: "Data"
-        case .date: "Date"
-        case .uuid: "UUID"
-        case .url: "URL"
-        case .decimal: "Decimal"
-        case .objectId: "ObjectId"
-        case .object: "Object"
-        }
+        property.swiftTypeName
     }
 }

@@ -3,8 +3,9 @@
 
 extension PropertySchema {
     /// The property's type as a Swift declaration spells it: `Int`,
-    /// `String?`, `List<Dog>`, `Map<String, Int>`.
-    var swiftTypeName: String {
+    /// `String?`, `List<Dog>`, `Map<String, Int>`. Package access: the
+    /// testing library describes schemas with it too.
+    package var swiftTypeName: String {
         var text = objectType ?? type.swiftName
         switch collection {
         case .none: return isOptional || type == .object ? text + "?" : text

@@ -34,21 +34,7 @@ final class JournalFile: JournalStorage {
     /// atomically) if absent, and takes the exclusive advisory lock.
     /// Opening does not modify an existing file.
     static func openForWriting(_ url: URL) throws(JournalError) -> JournalFile {
-        let path = url.path
-        var fd = open(path, O_RDWR | O_CLOEXEC)
-        if fd < 0 && errno == ENOENT {
-            try create(url)
-            fd = open(path, O_RDWR | O_CLOEXEC)
-        }
-        guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: path) }
-        let file = JournalFile(fd: fd, path: path)
-        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            let code = errno
-            if code == EINTR { continue }
-            if code == EWOULDBLOCK || code == EAGAIN { throw .locked(url) }
-            throw .io(operation: "flock", errno: code, path: path)
-        }
-        return file
+        try openLocking(url, mode: LOCK_EX)
     }
 
     /// Opens `url` for reading and writing, creating it if absent, as one of
@@ -65,6 +51,14 @@ final class JournalFile: JournalStorage {
     /// - Throws: ``JournalError/locked(_:)`` if an exclusive writer holds the
     ///   journal; ``JournalError/io(operation:errno:path:)``.
     static func openShared(_ url: URL) throws(JournalError) -> JournalFile {
+        try openLocking(url, mode: LOCK_SH)
+    }
+
+    /// Opens `url` for reading and writing, creating it if absent, and
+    /// takes its advisory lock in `mode` (`LOCK_EX` or `LOCK_SH`) without
+    /// waiting: a lock another open holds in a conflicting mode is
+    /// ``JournalError/locked(_:)``.
+    private static func openLocking(_ url: URL, mode: Int32) throws(JournalError) -> JournalFile {
         let path = url.path
         var fd = open(path, O_RDWR | O_CLOEXEC)
         if fd < 0 && errno == ENOENT {
@@ -73,7 +67,7 @@ final class JournalFile: JournalStorage {
         }
         guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: path) }
         let file = JournalFile(fd: fd, path: path)
-        while flock(fd, LOCK_SH | LOCK_NB) != 0 {
+        while flock(fd, mode | LOCK_NB) != 0 {
             let code = errno
             if code == EINTR { continue }
             if code == EWOULDBLOCK || code == EAGAIN { throw .locked(url) }
