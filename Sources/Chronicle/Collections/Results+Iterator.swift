@@ -1,0 +1,172 @@
+extension Results {
+    /// Iterates over one state's results, evaluating lazily.
+    ///
+    /// Each element is a live handle. When you let go of the element
+    /// before asking for the next — nothing else holds it, strongly, weakly
+    /// or `unowned` — and the model class stores only `@Persisted`
+    /// properties, the iterator moves that handle to the next object rather
+    /// than making a new one: an element you keep never changes object, and
+    /// a loop that reads and drops each element makes one handle. A model's
+    /// `init()` therefore runs once per handle made, not per element (see
+    /// <doc:DefiningModels>).
+    public struct Iterator: IteratorProtocol {
+        // The parts of the results it needs, not the results: reading a
+        // stored property of the generic `Results` from unspecialised code
+        // looked its type metadata up on every element.
+        private let store: Store
+        /// `store`, unretained (`store` keeps it alive), for the same reason
+        /// as `unretainedTable`.
+        private let unretainedStore: Unmanaged<Store>
+        private let frozen: StoreState?
+        /// `frozen`, boxed once for all the handles the iteration makes.
+        private let frozenState: FrozenState?
+        private let query: ResultsQuery<Element>
+        private var state: StoreState?
+        private var sequence: UInt64
+        private let table: TableBinding?
+        /// `table`, unretained (`table` keeps it alive): binding the
+        /// optional reference to a local retained and released it on every
+        /// element.
+        private let unretainedTable: Unmanaged<TableBinding>?
+        private var evaluation = ResultsQuery<Element>.Evaluation(collectsRecords: true)
+        /// The query compiled against `state`, once for the whole iteration.
+        private var prepared: ResultsQuery<Element>.Prepared?
+        private var index = 0
+        private let batch = 64
+        /// While iterating every object of a table still in its checkpoint
+        /// file: the walk over its blocks, whose handles decode only the
+        /// values read (see ``EncodedScan``).
+        private var encoded: EncodedScan?
+        /// The element yielded last, when elements may be reused: if the
+        /// caller let go of it, the next element is that one moved (see
+        /// ``liveElement(key:snapshot:encoded:)``).
+        private var lastElement: Element?
+        /// Whether the model class stores only `@Persisted` properties
+        /// (``ClassMetadata/allowsHandleReuse``) and, for a projection,
+        /// the projection class only `@Projected` ones
+        /// (``ProjectionMetadata/allowsReuse``).
+        private let reusesElements: Bool
+        /// Whether the elements are the handles themselves (not projections).
+        private let elementsAreHandles = Element._rootType == Element.self
+
+        init(results: Results) {
+            store = results.store
+            unretainedStore = Unmanaged.passUnretained(results.store)
+            frozen = results.frozen
+            frozenState = results.frozen.map(FrozenState.init)
+            query = results.query
+            let (state, sequence) = results.currentState()
+            self.state = state
+            self.sequence = sequence
+            table = results.store.tableBinding(for: Element._rootType, in: state)
+            unretainedTable = table.map { Unmanaged.passUnretained($0) }
+            reusesElements = results.frozen == nil && table?.metadata.allowsHandleReuse == true
+                && (elementsAreHandles || ProjectionMetadata.of(Element.self).allowsReuse)
+            // Only a live, published state's handles can keep an encoded
+            // block (a frozen handle, or one made inside a write, reads
+            // its state instead); only an unfiltered, unsorted iteration
+            // yields every object in key order.
+            if let table, sequence != 0, results.frozen == nil, query.selectsEveryObject, query.sort.isEmpty,
+               state.tables.indices.contains(table.index),
+               let deferred = state.tables[table.index].deferred {
+                encoded = EncodedScan(deferred)
+            }
+        }
+
+        /// The next element, or `nil` at the end.
+        public mutating func next() -> Element? {
+            // `state` is bound only where it is used: binding it here
+            // retained and released its three buffers on every element.
+            guard let unretainedTable else { return nil }
+            if encoded != nil {
+                switch encoded!.next() {
+                case .object(let key, let block):
+                    return liveElement(key: key, snapshot: nil, encoded: block)
+                case .end:
+                    return nil
+                case .unavailable(let resume):
+                    encoded = nil
+                    evaluation.resumeKey = resume
+                }
+            }
+            if index >= evaluation.keys.count {
+                // The batch read is dropped: an iteration holds one batch
+                // of keys and records, not all it has yielded.
+                guard let state, !evaluation.isComplete else { return nil }
+                evaluation.keys.removeAll(keepingCapacity: true)
+                evaluation.records.removeAll(keepingCapacity: true)
+                index = 0
+                unretainedTable._withUnsafeGuaranteedRef { table in
+                    query.evaluate(in: state, table: table, frozen: frozen, extending: &evaluation,
+                                   prepared: &prepared, needed: batch)
+                }
+                guard index < evaluation.keys.count else { return nil }
+            }
+            defer { index += 1 }
+            let key = evaluation.keys[index]
+            if let frozenState {
+                let handle = unretainedStore._withUnsafeGuaranteedRef { store in
+                    unretainedTable._withUnsafeGuaranteedRef { table in
+                        store.handle(table.metadata.type, table: table, key: key, frozenState: frozenState)
+                    }
+                }
+                return Element._project(handle)
+            }
+            // A handle made while reading the published state keeps the
+            // object's record (see `ObjectBase.liveSnapshot`); the scan
+            // kept the records, or else one look-up here saves one per read.
+            let snapshot = sequence == 0 ? nil
+                : evaluation.records.count == evaluation.keys.count ? evaluation.records[index]
+                : state.unsafelyUnwrapped.object(table: unretainedTable._withUnsafeGuaranteedRef { $0.index }, key: key)
+            return liveElement(key: key, snapshot: snapshot, encoded: nil)
+        }
+
+        /// The element on object `key`: a live handle keeping its record
+        /// or encoded block in the published state (see
+        /// ``Store/handle(_:table:key:snapshot:encoded:sequence:)``), or a
+        /// projection of one.
+        ///
+        /// When elements may be reused and the caller let go of the last one
+        /// (nothing else can reach it or its handle:
+        /// ``_ObjectProjecting/_relocatableRoot``), its handle is moved to
+        /// `key` and the same element returned. Making and freeing a handle was
+        /// the largest part of iterating every object of a table; a projection
+        /// is one more object. To the caller a reused element is a new one that
+        /// the allocator placed where the last one was: it dropped every
+        /// reference to the last one, and the classes keep no state but the
+        /// object's location.
+        ///
+        /// The block and the reused handle are passed unretained (the scan
+        /// and `lastElement` keep them), and no closure here captures
+        /// `self`: one that did asked for the iterator's generic metadata
+        /// on every element.
+        private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?) -> Element {
+            if reusesElements, isKnownUniquelyReferenced(&lastElement),
+               let handle = elementsAreHandles ? relocatable(lastElement.unsafelyUnwrapped) : lastElement.unsafelyUnwrapped._relocatableRoot.map(Unmanaged.passUnretained) {
+                let kept = snapshot != nil || encoded != nil ? sequence : 0
+                var record = snapshot.take()
+                handle._withUnsafeGuaranteedRef { $0.relocate(to: key, snapshot: record.take(), encoded: encoded, sequence: kept) }
+                return lastElement.unsafelyUnwrapped
+            }
+            let sequence = self.sequence
+            let handle = unretainedStore._withUnsafeGuaranteedRef { store in
+                unretainedTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
+                    store.handle(table.metadata.type, table: table, key: key, snapshot: snapshot.take(),
+                                 encoded: encoded?.takeUnretainedValue(), sequence: sequence)
+                }
+            }
+            let element = Element._project(handle)
+            lastElement = reusesElements ? element : nil
+            return element
+        }
+
+        /// `element`, a handle, if it may be moved: what
+        /// ``_ObjectProjecting/_relocatableRoot`` answers, without the
+        /// protocol call per element.
+        @inline(__always)
+        private func relocatable(_ element: Element) -> Unmanaged<ObjectBase>? {
+            let handle = Unmanaged.passUnretained(unsafeDowncast(element as AnyObject, to: ObjectBase.self))
+            return handle._withUnsafeGuaranteedRef { $0.isRelocatable } ? handle : nil
+        }
+    }
+}
