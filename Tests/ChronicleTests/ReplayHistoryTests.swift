@@ -34,7 +34,7 @@ struct ReplayHistoryTests {
                     default: break
                     }
                 }
-                let history = try store.folder.history(table: table, key: key, through: store.version)
+                let history = try store.timeTravel.history(table: table, key: key, through: store.version)
                 let actual = history.map { entry -> (UInt64, String) in
                     switch entry.change {
                     case .created(let values): (entry.version, "created \(values.map(\.value))")
@@ -61,7 +61,7 @@ struct ReplayHistoryTests {
                     let new = states[version].value(table: P.table, key: key, path: path)
                     if old != new { expected.append(UInt64(version)) }
                 }
-                let history = try store.folder.history(table: P.table, key: key, path: path, through: store.version)
+                let history = try store.timeTravel.history(table: P.table, key: key, path: path, through: store.version)
                 #expect(history.map(\.version) == expected, "person \(key) \(path)")
                 if let first = history.first, first.oldValue == nil {
                     #expect(states[Int(first.version) - 1].object(table: P.table, key: key) == nil)

@@ -53,7 +53,7 @@ extension Store {
     ///   store opened from is folded from the start once, leaving checkpoints).
     public func frozen(at version: UInt64) throws(StoreError) -> FrozenStore {
         let state = try state(at: version)
-        let commit = version > 0 ? try folder.commit(at: version) : nil
+        let commit = version > 0 ? try timeTravel.commit(at: version) : nil
         return FrozenStore(store: self, state: state, timestamp: commit?.timestamp, label: commit?.label)
     }
 
@@ -63,6 +63,6 @@ extension Store {
     /// - Complexity: O(log n) commit reads to find the version, then as
     ///   ``frozen(at:)-(UInt64)``.
     public func frozen(at date: Date) throws(StoreError) -> FrozenStore {
-        try frozen(at: folder.lastVersion(atOrBefore: date, through: committedState().version))
+        try frozen(at: timeTravel.lastVersion(atOrBefore: date, through: committedState().version))
     }
 }

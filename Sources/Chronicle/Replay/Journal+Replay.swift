@@ -7,20 +7,20 @@ extension Journal {
     ///   that does not fold.
     /// - Complexity: O(events in commits `1...version`).
     public func state(at version: UInt64) throws(StoreError) -> StoreState {
-        try JournalFolder(journal: self, checkpoints: nil).state(at: version)
+        try TimeTravel(journal: self, checkpoints: nil).state(at: version)
     }
 
     /// Every commit that created, changed or deleted object `key` of `table`.
     /// - Complexity: a fold from the start to the object's deletion (or the end).
     public func history(table: Int, key: ObjectKey) throws(StoreError) -> [ObjectHistoryEntry] {
-        try JournalFolder(journal: self, checkpoints: nil).history(table: table, key: key, through: lastVersion)
+        try TimeTravel(journal: self, checkpoints: nil).history(table: table, key: key, through: lastVersion)
     }
 
     /// Every commit that changed the value at `path` (property names,
     /// following links) of object `key` of `table`, creation and deletion included.
     /// - Complexity: a fold from the start to the object's deletion (or the end).
     public func history(table: Int, key: ObjectKey, path: [String]) throws(StoreError) -> [PropertyHistoryEntry] {
-        try JournalFolder(journal: self, checkpoints: nil).history(table: table, key: key, path: path, through: lastVersion)
+        try TimeTravel(journal: self, checkpoints: nil).history(table: table, key: key, path: path, through: lastVersion)
     }
 
     /// What differs between versions `from` and `to` (see ``StoreDiff``).
@@ -30,6 +30,6 @@ extension Journal {
         for version in [from, to] where version > last {
             throw .versionOutOfRange(requested: version, available: 0...last)
         }
-        return try JournalFolder(journal: self, checkpoints: nil).diff(from: from, to: to)
+        return try TimeTravel(journal: self, checkpoints: nil).diff(from: from, to: to)
     }
 }

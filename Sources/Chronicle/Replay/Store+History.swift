@@ -27,7 +27,7 @@ extension Store {
         }
         // A journal never migrated has no renames to follow: not read twice.
         let state = committedState()
-        return try folder.history(table: table, key: key, path: recorded.path, through: state.version,
+        return try timeTravel.history(table: table, key: key, path: recorded.path, through: state.version,
                                   followingRenames: state.schemaVersion > 0)
     }
 
@@ -82,7 +82,7 @@ extension Store {
     /// - Complexity: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
     public func history(of object: ObjectBase) throws(StoreError) -> [ObjectHistoryEntry] {
         let (table, key) = locate(object)
-        return try folder.history(table: table, key: key, through: committedState().version)
+        return try timeTravel.history(table: table, key: key, through: committedState().version)
     }
 
     /// The objects inserted, deleted and changed (old → new) between two
@@ -97,7 +97,7 @@ extension Store {
         for version in [from, to] where version > current {
             throw .versionOutOfRange(requested: version, available: 0...current)
         }
-        return try folder.diff(from: from, to: to)
+        return try timeTravel.diff(from: from, to: to)
     }
 
     private func locate(_ object: ObjectBase) -> (table: Int, key: ObjectKey) {

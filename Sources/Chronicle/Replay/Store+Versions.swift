@@ -1,6 +1,6 @@
 extension Store {
-    /// The folder over this store's journal and checkpoints.
-    var folder: JournalFolder { JournalFolder(journal: journal, checkpoints: checkpoints) }
+    /// Time travel over this store's journal, from its checkpoints.
+    var timeTravel: TimeTravel { TimeTravel(journal: journal, checkpoints: checkpoints) }
 
     /// The committed state at `version`: the current state, or the fold from
     /// the nearest checkpoint.
@@ -10,6 +10,6 @@ extension Store {
             throw .versionOutOfRange(requested: version, available: 0...current.version)
         }
         if version == current.version { return current }
-        return try folder.state(at: version)
+        return try timeTravel.state(at: version)
     }
 }

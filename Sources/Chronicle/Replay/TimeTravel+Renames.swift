@@ -1,5 +1,5 @@
 /// Following a property across the migrations that renamed it.
-extension JournalFolder {
+extension TimeTravel {
     /// One rename of a property of a table, in the commit `version`.
     struct PropertyRename {
         let version: UInt64
@@ -40,7 +40,7 @@ extension JournalFolder {
     }
 }
 
-extension Array where Element == JournalFolder.PropertyRename {
+extension Array where Element == TimeTravel.PropertyRename {
     /// The name that the property called `name` at the end had in the
     /// state of `version`: renames after `version` undone, newest first.
     func name(_ name: String, at version: UInt64) -> String {

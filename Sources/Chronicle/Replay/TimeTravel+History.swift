@@ -1,7 +1,7 @@
 /// History and diffs, computed by folding: every change the fold made counts,
 /// including those it made on its own (links cleared by a deletion, embedded
 /// objects deleted with their owner).
-extension JournalFolder {
+extension TimeTravel {
     /// Every commit through `last` that changed the value at `path` (property
     /// names from the object, following links) of object `key` of `table`,
     /// its creation and its deletion included.

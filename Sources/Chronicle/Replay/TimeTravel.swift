@@ -3,12 +3,12 @@ import Foundation
 /// Folds a journal to any version, starting from the nearest checkpoint,
 /// and walks the commits after a state with their change sets. The engine
 /// under time travel, history and diffs, for a store and for a bare journal.
-struct JournalFolder: Sendable {
+struct TimeTravel: Sendable {
     let journal: Journal
     /// Checkpoints to start from and to add to; `nil` folds from version 0.
     let checkpoints: CheckpointIndex?
 
-    /// The newest state the folder can start from at or before `version`.
+    /// The newest state a fold can start from at or before `version`.
     func start(atOrBefore version: UInt64) -> StoreState {
         checkpoints?.nearest(atOrBefore: version) ?? StoreState()
     }
