@@ -47,14 +47,7 @@ struct CLITests {
 
     /// Six labelled commits with a fixed clock: a person, her address, a rename, a counter made, bumped and deleted.
     static func knownJournal() throws -> String {
-        let url = try JournalFixtures.journalURL("cli")
-        var configuration = Store.Configuration(fileURL: url, durability: .none, clock: ReplayFixtures.clock())
-        configuration.checkpoints = .inMemoryOnly
-        let store = try Store(configuration: configuration)
-        let ann = Person()
-        ann.firstName = "Ann"
-        ann.lastName = "Lee"
-        try store.write(label: "add Ann") { store.add(ann) }
+        let (store, url, ann) = try ReplayFixtures.storeWithAnn(named: "cli")
         try store.write(label: "move") {
             let address = Address()
             address.city = "Oslo"

@@ -9,14 +9,7 @@ enum StudioFixtures {
     /// Versions: 1 add Ann, 2 add Bob, 3 move (address), 4 befriend,
     /// 5 count, 6–9 bump (value 2…5), 10 rename, 11 remove Bob.
     static func store(_ name: String = #function) throws -> (Store, URL) {
-        let url = try JournalFixtures.journalURL(name)
-        var configuration = Store.Configuration(fileURL: url, durability: .none, clock: ReplayFixtures.clock())
-        configuration.checkpoints = .inMemoryOnly
-        let store = try Store(configuration: configuration)
-        let ann = Person()
-        ann.firstName = "Ann"
-        ann.lastName = "Lee"
-        try store.write(label: "add Ann") { store.add(ann) }
+        let (store, url, ann) = try ReplayFixtures.storeWithAnn(named: name)
         let bob = Person()
         bob.firstName = "Bob"
         bob.lastName = "Ray"
@@ -54,5 +47,22 @@ enum StudioFixtures {
         let start = try #require(html.range(of: "<script type=\"application/json\" id=\"\(id)\">"), "no block \(id)")
         let end = try #require(html.range(of: "</script>", range: start.upperBound..<html.endIndex))
         return try JSONSerialization.jsonObject(with: Data(html[start.upperBound..<end.lowerBound].utf8), options: [.fragmentsAllowed])
+    }
+}
+
+extension ReplayFixtures {
+    /// A file store on a fixed clock, without a checkpoint file, whose
+    /// first commit ("add Ann") adds Ann Lee: the start of the CLI's and
+    /// Studio's known journals.
+    static func storeWithAnn(named name: String) throws -> (Store, URL, Person) {
+        let url = try JournalFixtures.journalURL(name)
+        var configuration = Store.Configuration(fileURL: url, durability: .none, clock: ReplayFixtures.clock())
+        configuration.checkpoints = .inMemoryOnly
+        let store = try Store(configuration: configuration)
+        let ann = Person()
+        ann.firstName = "Ann"
+        ann.lastName = "Lee"
+        try store.write(label: "add Ann") { store.add(ann) }
+        return (store, url, ann)
     }
 }
