@@ -62,7 +62,7 @@ func item(_ id: Int) -> SharedItem {
 
 @Sendable func describe(_ value: (any Sendable)?) -> String { value.map { "\($0)" } ?? "nil" }
 
-var tokens: [NotificationToken] = []
+var observers: [Task<Void, Never>] = []
 while let line = readLine() {
     let words = line.split(separator: " ").map(String.init)
     guard let command = words.first else { continue }
@@ -91,11 +91,13 @@ while let line = readLine() {
         case "observe":
             let id = int(1)
             let paths = words.count > 2 && words[2] != "-" ? words[2].split(separator: ",").map(String.init) : []
-            // On no actor, with a @Sendable block (not isolated to the main
-            // actor, as a closure in top-level code is): this program blocks
-            // its main thread reading commands, so deliveries on the main
-            // actor (the default here) would never run.
-            tokens.append(item(id).observe(keyPaths: paths, on: nil) { @Sendable change in
+            // A stream consumed on a task of its own, not an `observe`
+            // callback: this program blocks its main thread reading
+            // commands, so deliveries on the main actor (the callbacks'
+            // default) would never run.
+            let changes: ObjectChanges<SharedItem>
+            do { changes = try item(id).changes(keyPaths: paths) } catch { fail("\(error)") }
+            observers.append(Task.detached { for await change in changes {
                 switch change {
                 case .change(_, let properties):
                     say("change \(id) " + properties.map { "\($0.name):\(describe($0.oldValue))->\(describe($0.newValue))" }.joined(separator: ";"))
@@ -104,7 +106,7 @@ while let line = readLine() {
                 case .error(let error):
                     say("error \(error)")
                 }
-            })
+            } })
             say("ok")
         case "wait":
             let version = UInt64(int(1))

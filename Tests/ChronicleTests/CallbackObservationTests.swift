@@ -111,13 +111,13 @@ struct CallbackObservationTests {
         var count = 0
         var token: NotificationToken?
         func start(_ counter: Counter) {
-            token = counter.observe(keyPaths: ["value"]) { _ in
+            token = counter.observe(keyPaths: ["value"], on: self) { _ in
                 self.assertIsolated()
                 self.count += 1
             }
         }
         func start(_ results: Results<Counter>) {
-            token = results.observe { _ in self.count += 1 }
+            token = results.observe(on: self) { _ in self.count += 1 }
         }
         func stop() { token?.invalidate() }
     }
@@ -155,6 +155,29 @@ struct CallbackObservationTests {
         try store.write { counter.value = 1 }
         #expect(await Self.eventually { seen.withLock { $0 } == 1 })
         token.invalidate()
+    }
+
+    /// From code on no actor, the callback still runs on the main actor
+    /// (the Realm SDK's default: the main thread), never on a task of its
+    /// own where a block made on the main actor would run off it.
+    @Test func nonisolatedCallerGetsMainActorDelivery() async throws {
+        let store = try scratchStore()
+        let counter = Counter()
+        try store.write { store.add(counter) }
+        let objectChanges = Locked(0), resultsChanges = Locked(0)
+        let token = counter.observe(keyPaths: [\.value]) { _ in
+            MainActor.preconditionIsolated()          // stops the test run if not
+            objectChanges.withLock { $0 += 1 }
+        }
+        let listToken = store.objects(Counter.self).observe { _ in
+            MainActor.preconditionIsolated()
+            resultsChanges.withLock { $0 += 1 }
+        }
+        try store.write { counter.value = 1 }
+        // The object's change, and the results' `.initial` (which, when the
+        // main actor is busy, may already hold the write: then no update).
+        #expect(await Self.eventually { objectChanges.withLock { $0 } == 1 && resultsChanges.withLock { $0 } >= 1 })
+        _ = (token, listToken)
     }
 
     @Test func checkedKeyPathsThrowForATypo() throws {

@@ -57,12 +57,12 @@ extension ObjectBase {
 
 extension Optional {
     /// The wrapped value's copy.
-    public func _unmanagedCopy(_ copier: _ObjectCopier) -> Self where Wrapped: _PersistableValue {
+    public func _unmanagedCopy(_ copier: _ObjectCopier) -> Self where Wrapped: _PersistableWrapped {
         map { $0._copyElement(copier) }
     }
 
     /// The wrapped value's copy.
-    public func _copyElement(_ copier: _ObjectCopier) -> Self where Wrapped: _PersistableValue {
+    public func _copyElement(_ copier: _ObjectCopier) -> Self where Wrapped: _PersistableWrapped {
         map { $0._copyElement(copier) }
     }
 }

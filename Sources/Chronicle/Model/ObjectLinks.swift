@@ -1,6 +1,6 @@
 /// Objects as link targets: the element type of `Optional` to-one links and
 /// of collections of objects.
-extension ObjectBase: _PersistableValue {
+extension ObjectBase: _PersistableWrapped {
     public static var _valueKind: _PropertyKind { _PropertyKind(type: .object, objectType: self) }
 
     public static func _fromPersisted(_ value: PersistedValue, in context: _ReadContext) -> Self? {

@@ -2,7 +2,7 @@
 /// `MutableSet<Int?>`, `Map<String, Int?>`, `Map<String, Dog?>`. The schema
 /// records the element type as optional; `nil` is stored as
 /// ``PersistedValue/null``.
-extension Optional: _PersistableValue where Wrapped: _PersistableValue {
+extension Optional: _PersistableValue where Wrapped: _PersistableWrapped {
     /// The wrapped type's kind, optional.
     public static var _valueKind: _PropertyKind {
         var kind = Wrapped._valueKind

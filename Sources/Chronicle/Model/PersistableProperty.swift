@@ -59,6 +59,11 @@ public protocol _PersistableValue: Sendable {
     func _copyElement(_ copier: _ObjectCopier) -> Self
 }
 
+/// A type an `Optional` property or element may wrap: every
+/// ``_PersistableValue`` except an optional itself, so `Int??` (which the
+/// schema cannot tell from `Int?`) does not compile. Implementation detail.
+public protocol _PersistableWrapped: _PersistableValue {}
+
 /// How a Swift type maps to the schema. Implementation detail.
 public struct _PropertyKind: Sendable {
     var type: PropertyType
@@ -80,7 +85,7 @@ public struct _PropertyKind: Sendable {
 // MARK: - Primitive values
 
 /// A value type stored as one ``PersistedValue`` case. Implementation detail.
-public protocol _PrimitivePersistable: _PersistableProperty, _PersistableValue, Hashable, Sendable {
+public protocol _PrimitivePersistable: _PersistableProperty, _PersistableWrapped, Hashable, Sendable {
     static var _primitiveType: PropertyType { get }
     var _primitive: PersistedValue { get }
     init?(_primitive: PersistedValue)
@@ -312,7 +317,7 @@ extension Int64 {
 
 // MARK: - Optional
 
-extension Optional: _PersistableProperty where Wrapped: _PersistableValue {
+extension Optional: _PersistableProperty where Wrapped: _PersistableWrapped {
     public static var _propertyKind: _PropertyKind {
         var kind = Wrapped._valueKind
         kind.isOptional = true

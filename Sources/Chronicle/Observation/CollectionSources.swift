@@ -226,10 +226,16 @@ extension LinkingObjects {
 }
 
 extension ProjectedCollection {
-    /// Calls `block` with each change to this mapped collection, on `actor`
-    /// (by default the caller's), as `observe(keyPaths:on:_:)` does on
-    /// ``Results``; see ``changes()``.
-    public func observe(on actor: isolated (any Actor)? = #isolation,
+    /// Calls `block` on the main actor with each change to this mapped
+    /// collection, as `observe(keyPaths:_:)` does on ``Results``; see
+    /// ``changes()``.
+    public func observe(_ block: @escaping @MainActor (CollectionChange<ProjectedCollection<Element>>) -> Void) -> NotificationToken {
+        .deliveringOnMainActor(changes(), to: block)
+    }
+
+    /// Calls `block` on `actor` with each change to this mapped collection,
+    /// as `observe(keyPaths:on:_:)` does on ``Results``.
+    public func observe(on actor: isolated any Actor,
                         _ block: @escaping (CollectionChange<ProjectedCollection<Element>>) -> Void) -> NotificationToken {
         .delivering(changes(), on: actor, to: block)
     }

@@ -30,15 +30,15 @@ extension _ObservableCollection {
         }
     }
 
-    /// Calls `block` with each change to this collection — `.initial`
-    /// first, then one `.update` per batch of commits — the Realm SDK's
-    /// callback form. Keep the token: observation stops when it is
-    /// invalidated or deallocated.
+    /// Calls `block` on the main actor with each change to this collection
+    /// — `.initial` first, then one `.update` per batch of commits — the
+    /// Realm SDK's callback form. Keep the token: observation stops when it
+    /// is invalidated or deallocated.
     ///
-    /// `block` runs on `actor`, which defaults to the caller's actor: called
-    /// from the main actor, it runs on the main actor (where the Realm SDK
-    /// delivers on the main thread), so it may update main-actor state.
-    /// Called from no actor, it runs on a task of its own.
+    /// The block runs on the main actor, where the Realm SDK delivers on the
+    /// main thread, so it may update main-actor state; it can be made from
+    /// any code. To run it on another actor, name it with
+    /// `observe(keyPaths:on:_:)`.
     ///
     /// ```swift
     /// @MainActor final class DogListModel {
@@ -51,33 +51,61 @@ extension _ObservableCollection {
     /// ```
     ///
     /// - Precondition: every name in `keyPaths` is a persisted property of
-    ///   the elements (`observe(checkedKeyPaths:on:_:)` throws instead);
-    ///   the collection is managed and not frozen.
-    public func observe(keyPaths: [String] = [], on actor: isolated (any Actor)? = #isolation,
-                        _ block: @escaping (CollectionChange<Self>) -> Void) -> NotificationToken {
-        let stream: CollectionChanges<Self>
-        do { stream = try changes(keyPaths: keyPaths) } catch {
-            preconditionFailure("Chronicle: \(error) (observe(checkedKeyPaths:) throws instead)")
-        }
-        return .delivering(stream, on: actor, to: block)
+    ///   the elements (`observe(checkedKeyPaths:_:)` throws instead); the
+    ///   collection is managed and not frozen.
+    public func observe(keyPaths: [String] = [],
+                        _ block: @escaping @MainActor (CollectionChange<Self>) -> Void) -> NotificationToken {
+        .deliveringOnMainActor(uncheckedChanges(keyPaths: keyPaths), to: block)
     }
 
-    /// Calls `block` with each change, counting an element as modified only
-    /// when a property one of `keyPaths` reads changes (`[\.name]`). As
-    /// `observe(keyPaths:on:_:)` otherwise.
-    public func observe(keyPaths: [PartialKeyPath<_KeyPathRoot>], on actor: isolated (any Actor)? = #isolation,
+    /// Calls `block` on `actor` with each change to this collection: from
+    /// inside an actor, `observe(on: self) { … }` lets the block change the
+    /// actor's state without `await`. As `observe(keyPaths:_:)` otherwise.
+    public func observe(keyPaths: [String] = [], on actor: isolated any Actor,
+                        _ block: @escaping (CollectionChange<Self>) -> Void) -> NotificationToken {
+        .delivering(uncheckedChanges(keyPaths: keyPaths), on: actor, to: block)
+    }
+
+    /// Calls `block` on the main actor with each change, counting an
+    /// element as modified only when a property one of `keyPaths` reads
+    /// changes (`[\.name]`). As `observe(keyPaths:_:)` otherwise.
+    public func observe(keyPaths: [PartialKeyPath<_KeyPathRoot>],
+                        _ block: @escaping @MainActor (CollectionChange<Self>) -> Void) -> NotificationToken {
+        .deliveringOnMainActor(changes(keyPaths: keyPaths), to: block)
+    }
+
+    /// Calls `block` on `actor` with each change, counting an element as
+    /// modified only when a property one of `keyPaths` reads changes.
+    public func observe(keyPaths: [PartialKeyPath<_KeyPathRoot>], on actor: isolated any Actor,
                         _ block: @escaping (CollectionChange<Self>) -> Void) -> NotificationToken {
         .delivering(changes(keyPaths: keyPaths), on: actor, to: block)
     }
 
-    /// Like `observe(keyPaths:on:_:)`, but a name that is
-    /// not a persisted property of the elements throws instead of stopping
-    /// the program: use it for names that come from outside the code.
+    /// Like `observe(keyPaths:_:)`, but a name that is not a persisted
+    /// property of the elements throws instead of stopping the program: use
+    /// it for names that come from outside the code.
     ///
     /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
-    public func observe(checkedKeyPaths keyPaths: [String], on actor: isolated (any Actor)? = #isolation,
+    public func observe(checkedKeyPaths keyPaths: [String],
+                        _ block: @escaping @MainActor (CollectionChange<Self>) -> Void) throws(ObservationError) -> NotificationToken {
+        .deliveringOnMainActor(try changes(keyPaths: keyPaths), to: block)
+    }
+
+    /// Like `observe(keyPaths:on:_:)`, but a name that is not a persisted
+    /// property of the elements throws.
+    ///
+    /// - Throws: ``ObservationError/unknownKeyPath(_:type:)``.
+    public func observe(checkedKeyPaths keyPaths: [String], on actor: isolated any Actor,
                         _ block: @escaping (CollectionChange<Self>) -> Void) throws(ObservationError) -> NotificationToken {
         .delivering(try changes(keyPaths: keyPaths), on: actor, to: block)
+    }
+
+    /// The stream for the unchecked `observe` forms: a wrong name stops the
+    /// program, pointing at the throwing form.
+    private func uncheckedChanges(keyPaths: [String]) -> CollectionChanges<Self> {
+        do { return try changes(keyPaths: keyPaths) } catch {
+            preconditionFailure("Chronicle: \(error) (observe(checkedKeyPaths:) throws instead)")
+        }
     }
 }
 
