@@ -41,35 +41,52 @@ extension Store {
         // (compaction may replace it once the writer lock is released).
         let journal = try beginWrite()
         defer { journal.unlockAfterAppending() }
+        let (result, ticket) = try transact(appendingTo: journal, label: label, metadata: metadata, body)
+        if let ticket {
+            do {
+                try journal.waitUntilDurable(ticket)
+            } catch {
+                throw StoreError.journal(error)
+            }
+        }
+        return result
+    }
+
+    /// Runs `body` as this thread's write in progress and appends what it
+    /// changed to `journal` as one commit; the ticket to wait on for its
+    /// durability, `nil` when there was nothing to commit.
+    ///
+    /// Every path leaves through one exit, which ends the write and releases
+    /// the writer lock (taken by the caller): rolled back unless the journal
+    /// has the commit; ended before observers see the commit (they may read,
+    /// or start a write, on this thread); the lock released after them, so
+    /// they see commits in order.
+    private func transact<Result>(appendingTo journal: Journal, label: String?, metadata: [String: String],
+                                  _ body: () throws -> Result) throws -> (Result, DurabilityTicket?) {
         let base = committedState()
         let transaction = Transaction(store: self, base: base)
         slot.transaction = transaction
         owner.store(Store.threadID(), ordering: .releasing)
-        func finish() {
+        var kept = false
+        var published: (commit: Commit, state: StoreState)?
+        defer {
+            if !kept { transaction.rollBack() }
             transaction.finish()
             owner.store(0, ordering: .releasing)
             slot.transaction = nil
+            if let published {
+                let changes = transaction.changes
+                observers.dispatch(building: { changes.build(version: published.commit.version) }, footprint: changes.footprint,
+                                   old: base, new: published.state)
+            }
+            writer.unlock()
         }
 
-        let result: Result
-        do {
-            result = try body()
-        } catch {
-            transaction.rollBack()
-            finish()
-            writer.unlock()
-            throw error
-        }
-        if let failure = transaction.failure {
-            transaction.rollBack()
-            finish()
-            writer.unlock()
-            throw failure
-        }
+        let result = try body()
+        if let failure = transaction.failure { throw failure }
         guard !transaction.events.isEmpty else {
-            finish()
-            writer.unlock()
-            return result
+            kept = true
+            return (result, nil)
         }
         let commit = Commit(version: base.version + 1, timestamp: configuration.clock(), label: label,
                             metadata: metadata, events: transaction.events)
@@ -78,27 +95,16 @@ extension Store {
             ticket = try journal.write(commit)
             journal.unlockAfterAppending()
         } catch {
-            transaction.rollBack()
-            finish()
-            writer.unlock()
             throw StoreError.journal(error)
         }
+        kept = true
         var state = transaction.state
         state.version = commit.version
-        let changes = transaction.changes
         publish(state)
         checkpoints.didFold(state, events: commit.events.count)
         checkpointFile.didCommit(events: commit.events.count)
-        finish()
-        observers.dispatch(building: { changes.build(version: commit.version) }, footprint: changes.footprint,
-                           old: base, new: state)
-        writer.unlock()
-        do {
-            try journal.waitUntilDurable(ticket)
-        } catch {
-            throw StoreError.journal(error)
-        }
-        return result
+        published = (commit, state)
+        return (result, ticket)
     }
 }
 
