@@ -10,7 +10,7 @@ extension _ObjectProjecting {
         }
         if location.frozen != nil { return self }
         let state = location.table.store.committedState()
-        return Self._project(location.table.store.handle(location.table.metadata.type, table: location.table, key: location.key, frozen: state))
+        return Self._project(location.table.store.handle(location.table.metadata.type, table: location.table, key: location.key, .frozen(in: state)))
     }
 
     /// The live object a frozen copy was taken from, or `nil` if it has
@@ -21,7 +21,7 @@ extension _ObjectProjecting {
         guard location.frozen != nil else { return self }
         let store = location.table.store
         guard store.committedState().contains(table: location.table.index, key: location.key) else { return nil }
-        return Self._project(store.handle(location.table.metadata.type, table: location.table, key: location.key, frozen: nil))
+        return Self._project(store.handle(location.table.metadata.type, table: location.table, key: location.key, .live))
     }
 }
 

@@ -107,7 +107,7 @@ extension Results {
             if let frozenState {
                 let handle = unretainedStore._withUnsafeGuaranteedRef { store in
                     unretainedTable._withUnsafeGuaranteedRef { table in
-                        store.handle(table.metadata.type, table: table, key: key, frozenState: frozenState)
+                        store.handle(table.metadata.type, table: table, key: key, .frozen(frozenState))
                     }
                 }
                 return Element._project(handle)
@@ -123,7 +123,7 @@ extension Results {
 
         /// The element on object `key`: a live handle keeping its record
         /// or encoded block in the published state (see
-        /// ``Store/handle(_:table:key:snapshot:encoded:sequence:)``), or a
+        /// ``HandleReading/remembering(_:encoded:sequence:)``), or a
         /// projection of one.
         ///
         /// When elements may be reused and the caller let go of the last one
@@ -151,8 +151,8 @@ extension Results {
             let sequence = self.sequence
             let handle = unretainedStore._withUnsafeGuaranteedRef { store in
                 unretainedTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
-                    store.handle(table.metadata.type, table: table, key: key, snapshot: snapshot.take(),
-                                 encoded: encoded?.takeUnretainedValue(), sequence: sequence)
+                    store.handle(table.metadata.type, table: table, key: key,
+                                 .remembering(snapshot.take(), encoded: encoded?.takeUnretainedValue(), sequence: sequence))
                 }
             }
             let element = Element._project(handle)

@@ -75,8 +75,8 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
                 ChangePaths.changed($0[...], table: table.index, key: key, changes: changes, old: old, new: new)
             }
             guard touched else { continue }
-            let before = oldRoot ?? table.store.handle(table.metadata.type, table: table, key: key, frozen: old)
-            let after = newRoot ?? table.store.handle(table.metadata.type, table: table, key: key, frozen: new)
+            let before = oldRoot ?? table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: old))
+            let after = newRoot ?? table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: new))
             oldRoot = before
             newRoot = after
             reported.append(PropertyChange(name: property.name, oldValue: property.read(before), newValue: property.read(after)))

@@ -1,4 +1,5 @@
-// Reads: results, look-ups by primary key, and the handles they make.
+// Reads: results, look-ups by primary key, and the handles they make
+// (``HandleReading`` says how a handle reads its object).
 
 extension Store {
     /// All objects of a type, as a lazy, live ``Results``.
@@ -29,58 +30,38 @@ extension Store {
         guard let table else { return nil }
         guard let primitive = key._primaryKeyValue,
               let objectKey = state.key(table: table.index, primaryKey: primitive) else { return nil }
-        return handle(type, table: table, key: objectKey, frozenState: frozen.map(FrozenState.init), in: state, sequence: sequence)
+        return handle(type, table: table, key: objectKey,
+                      .found(in: state, table: table.index, key: objectKey, sequence: sequence, frozen: frozen))
     }
 
     private static let integerTypes: Set<PropertyType> = [.int, .int8, .int16, .int32, .int64]
 
-    /// A managed handle on the object `key` of `type`'s table, frozen in
-    /// `frozenState` if it is not `nil`.
-    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, frozenState: FrozenState?) -> T {
-        let state = frozenState?.state ?? readableState()
+    /// A managed handle on the object `key` of `type`'s table, read as
+    /// `reading` says; the table is `type`'s in the state the handle reads.
+    func handle<T: ObjectBase>(_ type: T.Type, key: ObjectKey, _ reading: HandleReading) -> T {
+        let state: StoreState
+        if case .frozen(let frozen) = reading { state = frozen.state } else { state = readableState() }
         guard let table = tableBinding(for: type, in: state) else {
             preconditionFailure("Chronicle: the journal has no table for \(type)")
         }
-        return handle(type, table: table, key: key, frozenState: frozenState)
+        return handle(type, table: table, key: key, reading)
     }
 
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozen: StoreState?) -> T {
-        handle(type, table: table, key: key, frozenState: frozen.map(FrozenState.init))
-    }
-
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?) -> T {
-        if let frozenState {
-            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.frozen(table, key, frozenState)))
+    /// A managed handle on object `key` of `table`, read as `reading` says:
+    /// the one place a handle is made.
+    ///
+    /// `consuming`, so that a remembered record the caller hands over
+    /// becomes the handle's without another retain and release.
+    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, _ reading: consuming HandleReading) -> T {
+        switch consume reading {
+        case .live:
+            return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, sequence: 0)
+        case .frozen(let frozen):
+            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.frozen(table, key, frozen)))
+        case .remembering(let snapshot, let block, let sequence):
+            let remembers = snapshot != nil || block != nil
+            return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: snapshot,
+                                                    encoded: block, sequence: remembers ? sequence : 0)
         }
-        return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: nil, sequence: 0)
-    }
-
-    /// A handle on object `key`, found in `state`. When `state` is the
-    /// published state numbered `sequence` (not `0`), the handle remembers
-    /// the object's record and reads it without the lock until the next
-    /// commit (see ``ObjectBase/liveSnapshot``). O(log n): one look-up now
-    /// saves one per property read.
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey, frozenState: FrozenState?,
-                               in state: StoreState, sequence: UInt64) -> T {
-        if let frozenState {
-            return ConstructionFrame.makeHandle(type, binding: ObjectBinding(.frozen(table, key, frozenState)))
-        }
-        let snapshot = sequence != 0 ? state.object(table: table.index, key: key) : nil
-        let snapshotSequence = snapshot == nil ? 0 : sequence
-        return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key,
-                                                snapshot: consume snapshot, sequence: snapshotSequence)
-    }
-
-    /// A live handle on object `key`, whose record in the published state
-    /// numbered `sequence` is `snapshot`, or which `block` holds encoded in
-    /// that state; with neither, the handle reads the store when it is
-    /// read (`sequence` is then ignored).
-    func handle<T: ObjectBase>(_ type: T.Type, table: TableBinding, key: ObjectKey,
-                               snapshot: consuming ObjectRecord?, encoded block: EncodedBlock?, sequence: UInt64) -> T {
-        // `consuming`, so that the caller's copy becomes the handle's
-        // without another retain and release.
-        let remembers = snapshot != nil || block != nil
-        return ConstructionFrame.makeLiveHandle(type, store: self, table: table, key: key, snapshot: consume snapshot,
-                                                encoded: block, sequence: remembers ? sequence : 0)
     }
 }
