@@ -13,29 +13,28 @@ import Synchronization
 public final class List<Element: _PersistableValue>: @unchecked Sendable {
     // Safety: managed lists hold only immutable references; an unmanaged
     // list's elements are behind a mutex.
-    let owner: CollectionOwner?
-    private let unmanaged: Locked<[Element]>
+    let storage: CollectionStorage<[Element]>
     /// Set on lists handed out by key-path recording instances.
     let recording: _Recording?
 
     /// An empty, unmanaged list.
     public init() {
-        owner = nil
-        unmanaged = Locked([])
+        storage = .unmanaged(Locked([]))
         recording = nil
     }
 
     init(owner: CollectionOwner) {
-        self.owner = owner
-        unmanaged = Locked([])
+        storage = .managed(owner)
         recording = nil
     }
 
     init(recording: _Recording) {
-        owner = nil
-        unmanaged = Locked([])
+        storage = .unmanaged(Locked([]))
         self.recording = recording
     }
+
+    /// Where the list lives, when it is managed.
+    var owner: CollectionOwner? { storage.owner }
 
     /// Whether this list belongs to a store.
     public var isManaged: Bool { owner != nil }
@@ -45,18 +44,13 @@ public final class List<Element: _PersistableValue>: @unchecked Sendable {
 
     /// The elements, read once from one state.
     var snapshot: [Element] {
-        guard let owner else { return unmanaged.withLock { $0 } }
-        return owner.elements(Element.self)
+        storage.read(managed: { $0.elements(Element.self) }, unmanaged: { $0 })
     }
 
     // MARK: Mutation
 
-    private func edit(_ operation: String, managed: (Transaction, CollectionOwner) -> Void, unmanaged edit: (inout [Element]) -> Void) {
-        if let owner {
-            managed(owner.transaction(operation), owner)
-        } else {
-            unmanaged.withLock { edit(&$0) }
-        }
+    private func edit(_ operation: String, managed: (Transaction, CollectionOwner) -> Void, unmanaged: (inout [Element]) -> Void) {
+        storage.edit(operation, managed: managed, unmanaged: unmanaged)
     }
 
     private func persisted(_ element: Element, _ transaction: Transaction, _ owner: CollectionOwner) -> PersistedValue {
@@ -153,10 +147,7 @@ extension List: RandomAccessCollection {
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
     /// One past the last position: the number of elements.
-    public var endIndex: Int {
-        guard let owner else { return unmanaged.withLock { $0.count } }
-        return owner.count
-    }
+    public var endIndex: Int { storage.read(managed: { $0.count }, unmanaged: { $0.count }) }
     /// Iterates over one snapshot of the list, read when iteration starts.
     public func makeIterator() -> IndexingIterator<[Element]> { snapshot.makeIterator() }
 }
