@@ -33,3 +33,21 @@ enum CollectionStorage<Local: Sendable>: Sendable {
         read(managed: { managed($0.transaction(operation), $0) }, unmanaged: unmanaged)
     }
 }
+
+/// A collection property type whose elements are in a ``CollectionStorage``:
+/// ``List``, ``MutableSet`` and ``Map``.
+protocol StoredCollection: AnyObject {
+    associatedtype Local: Sendable
+    var storage: CollectionStorage<Local> { get }
+    /// A managed collection: the property `owner` names.
+    init(owner: CollectionOwner)
+}
+
+extension StoredCollection {
+    /// Where the collection lives, when it is managed.
+    var owner: CollectionOwner? { storage.owner }
+}
+
+extension List: StoredCollection {}
+extension MutableSet: StoredCollection {}
+extension Map: StoredCollection {}

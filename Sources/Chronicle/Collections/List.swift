@@ -33,9 +33,6 @@ public final class List<Element: _PersistableValue>: @unchecked Sendable {
         self.recording = recording
     }
 
-    /// Where the list lives, when it is managed.
-    var owner: CollectionOwner? { storage.owner }
-
     /// Whether this list belongs to a store.
     public var isManaged: Bool { owner != nil }
 

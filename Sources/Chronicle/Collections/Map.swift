@@ -33,9 +33,6 @@ public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Senda
         storage = .unmanaged(Locked(Dictionary(entries, uniquingKeysWith: { $1 })))
     }
 
-    /// Where the map lives, when it is managed.
-    var owner: CollectionOwner? { storage.owner }
-
     /// Whether the map belongs to a store.
     public var isManaged: Bool { owner != nil }
     /// Whether the map is pinned to one version and never changes.

@@ -28,9 +28,6 @@ public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
         storage = .managed(owner)
     }
 
-    /// Where the set lives, when it is managed.
-    var owner: CollectionOwner? { storage.owner }
-
     /// Whether the set belongs to a store.
     public var isManaged: Bool { owner != nil }
     /// Whether the set is pinned to one version and never changes.

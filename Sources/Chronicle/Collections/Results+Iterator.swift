@@ -19,7 +19,7 @@ extension Results {
         private let unretainedStore: Unmanaged<Store>
         private let frozen: StoreState?
         /// `frozen`, boxed once for all the handles the iteration makes.
-        private let frozenState: FrozenState?
+        private let frozenState: PinnedState?
         private let query: ResultsQuery<Element>
         private var state: StoreState?
         private var sequence: UInt64
@@ -53,7 +53,7 @@ extension Results {
             store = results.store
             unretainedStore = Unmanaged.passUnretained(results.store)
             frozen = results.frozen
-            frozenState = results.frozen.map(FrozenState.init)
+            frozenState = results.frozen.map(PinnedState.init)
             query = results.query
             let (state, sequence) = results.currentState()
             self.state = state

@@ -1,5 +1,5 @@
 /// Observes one object (or a projection of it) for the properties it was
-/// asked about, and feeds an ``ObjectChangeBuffer``.
+/// asked about, and feeds a ``PropertyChangeMailbox``.
 final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Sendable {
     // Safety: every stored property is immutable; `commitDidApply` is only
     // called by the store's writer, one commit at a time.
@@ -7,7 +7,7 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     let key: ObjectKey
     let properties: [ObservedProperty]
     let baselineVersion: UInt64
-    let buffer = ObjectChangeBuffer()
+    let buffer = PropertyChangeMailbox()
     /// What the stream's changes carry: the live object or projection.
     let element: T
     /// Whether a path goes through a link: only then does the interest

@@ -5,7 +5,7 @@ enum HandleReading {
     /// progress, or the last published state) at each read.
     case live
     /// Frozen: pinned to one state.
-    case frozen(FrozenState)
+    case frozen(PinnedState)
     /// Live, remembering its object's record in the published state
     /// numbered `sequence` — the record itself, or the block that holds it
     /// encoded — and reading it without the lock until the next commit (see
@@ -15,11 +15,11 @@ enum HandleReading {
     /// Frozen in `state`, or live when it is `nil`.
     static func frozen(in state: StoreState?) -> HandleReading {
         guard let state else { return .live }
-        return .frozen(FrozenState(state))
+        return .frozen(PinnedState(state))
     }
 
     /// Frozen in `state`, or live when it is `nil`.
-    static func frozen(in state: FrozenState?) -> HandleReading {
+    static func frozen(in state: PinnedState?) -> HandleReading {
         guard let state else { return .live }
         return .frozen(state)
     }
@@ -30,7 +30,7 @@ enum HandleReading {
     ///
     /// - Complexity: O(log *n*): one look-up now saves one per property read.
     static func found(in state: StoreState, table: Int, key: ObjectKey, sequence: UInt64, frozen: StoreState?) -> HandleReading {
-        if let frozen { return .frozen(FrozenState(frozen)) }
+        if let frozen { return .frozen(PinnedState(frozen)) }
         guard sequence != 0 else { return .live }
         return .remembering(state.object(table: table, key: key), encoded: nil, sequence: sequence)
     }
