@@ -46,6 +46,18 @@ protocol StoredCollection: AnyObject {
 extension StoredCollection {
     /// Where the collection lives, when it is managed.
     var owner: CollectionOwner? { storage.owner }
+
+    /// The managed collection a property read in `context` returns.
+    static func managed(in context: _ReadContext) -> Self {
+        Self(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
+    }
+
+    /// The kind of a property holding this collection of `element` values.
+    static func propertyKind(_ collection: CollectionKind, of element: _PropertyKind) -> _PropertyKind {
+        var kind = element
+        kind.collection = collection
+        return kind
+    }
 }
 
 extension List: StoredCollection {}

@@ -150,14 +150,8 @@ extension List: RandomAccessCollection {
 }
 
 extension List: _PersistableProperty {
-    public static var _propertyKind: _PropertyKind {
-        var kind = Element._valueKind
-        kind.collection = .list
-        return kind
-    }
-    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> List<Element> {
-        List(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
-    }
+    public static var _propertyKind: _PropertyKind { propertyKind(.list, of: Element._valueKind) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> List<Element> { managed(in: context) }
     public func _write(in context: _WriteContext) -> PersistedValue {
         .list(snapshot.map { $0._toPersisted(in: context) })
     }

@@ -99,14 +99,8 @@ public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Senda
 }
 
 extension Map: _PersistableProperty {
-    public static var _propertyKind: _PropertyKind {
-        var kind = Value._valueKind
-        kind.collection = .map
-        return kind
-    }
-    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Map<Key, Value> {
-        Map(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
-    }
+    public static var _propertyKind: _PropertyKind { propertyKind(.map, of: Value._valueKind) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Map<Key, Value> { managed(in: context) }
     public func _write(in context: _WriteContext) -> PersistedValue {
         .map(snapshot.map { MapEntry(key: $0.key, value: $0.value._toPersisted(in: context)) })
     }

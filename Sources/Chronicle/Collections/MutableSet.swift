@@ -135,14 +135,8 @@ extension MutableSet: RandomAccessCollection {
 }
 
 extension MutableSet: _PersistableProperty {
-    public static var _propertyKind: _PropertyKind {
-        var kind = Element._valueKind
-        kind.collection = .set
-        return kind
-    }
-    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> MutableSet<Element> {
-        MutableSet(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
-    }
+    public static var _propertyKind: _PropertyKind { propertyKind(.set, of: Element._valueKind) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> MutableSet<Element> { managed(in: context) }
     public func _write(in context: _WriteContext) -> PersistedValue {
         var seen = Set<PersistedValue>()
         return .set(snapshot.map { $0._toPersisted(in: context) }.filter { seen.insert($0).inserted })

@@ -1,18 +1,9 @@
-import Foundation
 import Synchronization
 
 // Publication: the one state every read sees (or this thread's write in
 // progress), swapped in whole after each commit.
 
 extension Store {
-    static func threadID() -> UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
-        UInt(pthread_self())
-        #endif
-    }
-
     /// The state reads see: this thread's write in progress, or the last
     /// published state.
     func readableState() -> StoreState { readableSnapshot().state }
@@ -21,7 +12,7 @@ extension Store {
     /// thread's write in progress, or the last published state), without
     /// copying the state: the fast path of a managed property read.
     func readableRecord(table: Int, key: ObjectKey) -> ObjectRecord? {
-        if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
+        if owner.load(ordering: .acquiring) == currentThreadID(), let transaction = slot.transaction {
             return transaction.state.object(table: table, key: key)
         }
         return published.withLock { $0 }.state.object(table: table, key: key)
@@ -33,7 +24,7 @@ extension Store {
     /// The state reads see, and its publication sequence when it is the
     /// published one (`0` inside this thread's write, whose state is not).
     func readableSnapshot() -> (state: StoreState, sequence: UInt64) {
-        if owner.load(ordering: .acquiring) == Store.threadID(), let transaction = slot.transaction {
+        if owner.load(ordering: .acquiring) == currentThreadID(), let transaction = slot.transaction {
             return (transaction.state, 0)
         }
         let box = published.withLock { $0 }
@@ -50,7 +41,7 @@ extension Store {
     /// never reused, so an equal number means the same state.
     @inline(__always)
     func isPublished(_ sequence: UInt64) -> Bool {
-        publishedSequence.load(ordering: .acquiring) == sequence && owner.load(ordering: .acquiring) != Store.threadID()
+        publishedSequence.load(ordering: .acquiring) == sequence && owner.load(ordering: .acquiring) != currentThreadID()
     }
 
     /// Makes `state` the one every read sees.
@@ -64,7 +55,7 @@ extension Store {
 
     /// The write in progress on this thread, if any.
     func currentTransaction() -> Transaction? {
-        owner.load(ordering: .acquiring) == Store.threadID() ? slot.transaction : nil
+        owner.load(ordering: .acquiring) == currentThreadID() ? slot.transaction : nil
     }
 
     /// Whether this thread is inside a write on this store.

@@ -66,7 +66,7 @@ extension Store {
         let base = committedState()
         let transaction = Transaction(store: self, base: base)
         slot.transaction = transaction
-        owner.store(Store.threadID(), ordering: .releasing)
+        owner.store(currentThreadID(), ordering: .releasing)
         var kept = false
         var published: (commit: Commit, state: StoreState)?
         defer {

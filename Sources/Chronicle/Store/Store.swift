@@ -34,7 +34,7 @@ public final class Store: Sendable {
     /// (see ``isPublished(_:)``).
     let publishedSequence = Atomic<UInt64>(PublishedState.firstSequence)
     let writer = WriterLock()
-    /// The thread whose write is in progress (`Store.threadID()`), `0` for
+    /// The thread whose write is in progress (`currentThreadID()`), `0` for
     /// none: reads on that thread see the write's state (Store+Publication.swift).
     let owner = Atomic<UInt>(0)
     /// The write in progress (Store+Writing.swift).
