@@ -40,4 +40,28 @@ struct ModelPreconditionTests {
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("frozen") && message.contains("thaw()"), "stderr: \(message)")
     }
+
+    @Test func freezingAnUnmanagedListSaysToAddItsObject() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = List<Int>().freeze()
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("only a managed List<Int> can be frozen; add the object that holds it to a store"), "stderr: \(message)")
+    }
+
+    @Test func freezingAnUnmanagedSetSaysToAddItsObject() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = MutableSet<String>().freeze()
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("only a managed MutableSet<String> can be frozen; add the object that holds it to a store"), "stderr: \(message)")
+    }
+
+    @Test func freezingAnUnmanagedMapSaysToAddItsObject() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            _ = Map<String, Int>().freeze()
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("only a managed Map<String, Int> can be frozen; add the object that holds it to a store"), "stderr: \(message)")
+    }
 }

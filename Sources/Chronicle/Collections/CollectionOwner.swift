@@ -5,14 +5,14 @@ struct CollectionOwner: Sendable {
     let property: Int
     /// The state a frozen collection is pinned to, by reference (shared
     /// with the read context the collection came from).
-    let frozenState: FrozenState?
+    let frozenState: PinnedState?
     /// Kept strongly: the table binding references the store unowned.
     let store: Store
 
     /// The state a frozen collection is pinned to; `nil` for a live one.
     var frozen: StoreState? { frozenState?.state }
 
-    init(table: TableBinding, key: ObjectKey, property: Int, frozen: FrozenState?) {
+    init(table: TableBinding, key: ObjectKey, property: Int, frozen: PinnedState?) {
         self.table = table
         self.key = key
         self.property = property

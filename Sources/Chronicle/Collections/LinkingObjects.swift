@@ -30,8 +30,8 @@ public struct LinkingObjects<Element: ObjectBase>: Sendable {
         guard let target, let store else { return [] }
         let state = target.frozen ?? store.readableState()
         guard let origin = store.tableBinding(for: Element.self, in: state) else { return [] }
-        let frozenState = target.frozen.map(FrozenState.init)
-        return keys(in: state).map { store.handle(Element.self, table: origin, key: $0, frozenState: frozenState) }
+        let reading = HandleReading.frozen(in: target.frozen)
+        return keys(in: state).map { store.handle(Element.self, table: origin, key: $0, reading) }
     }
 
     /// The keys of the linking objects in `state`, ascending, each once.

@@ -13,27 +13,23 @@ import Synchronization
 public final class List<Element: _PersistableValue>: @unchecked Sendable {
     // Safety: managed lists hold only immutable references; an unmanaged
     // list's elements are behind a mutex.
-    let owner: CollectionOwner?
-    private let unmanaged: Locked<[Element]>
+    let storage: CollectionStorage<[Element]>
     /// Set on lists handed out by key-path recording instances.
     let recording: _Recording?
 
     /// An empty, unmanaged list.
     public init() {
-        owner = nil
-        unmanaged = Locked([])
+        storage = .unmanaged(Locked([]))
         recording = nil
     }
 
     init(owner: CollectionOwner) {
-        self.owner = owner
-        unmanaged = Locked([])
+        storage = .managed(owner)
         recording = nil
     }
 
     init(recording: _Recording) {
-        owner = nil
-        unmanaged = Locked([])
+        storage = .unmanaged(Locked([]))
         self.recording = recording
     }
 
@@ -45,18 +41,13 @@ public final class List<Element: _PersistableValue>: @unchecked Sendable {
 
     /// The elements, read once from one state.
     var snapshot: [Element] {
-        guard let owner else { return unmanaged.withLock { $0 } }
-        return owner.elements(Element.self)
+        storage.read(managed: { $0.elements(Element.self) }, unmanaged: { $0 })
     }
 
     // MARK: Mutation
 
-    private func edit(_ operation: String, managed: (Transaction, CollectionOwner) -> Void, unmanaged edit: (inout [Element]) -> Void) {
-        if let owner {
-            managed(owner.transaction(operation), owner)
-        } else {
-            unmanaged.withLock { edit(&$0) }
-        }
+    private func edit(_ operation: String, managed: (Transaction, CollectionOwner) -> Void, unmanaged: (inout [Element]) -> Void) {
+        storage.edit(operation, managed: managed, unmanaged: unmanaged)
     }
 
     private func persisted(_ element: Element, _ transaction: Transaction, _ owner: CollectionOwner) -> PersistedValue {
@@ -153,23 +144,14 @@ extension List: RandomAccessCollection {
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
     /// One past the last position: the number of elements.
-    public var endIndex: Int {
-        guard let owner else { return unmanaged.withLock { $0.count } }
-        return owner.count
-    }
+    public var endIndex: Int { storage.read(managed: { $0.count }, unmanaged: { $0.count }) }
     /// Iterates over one snapshot of the list, read when iteration starts.
     public func makeIterator() -> IndexingIterator<[Element]> { snapshot.makeIterator() }
 }
 
 extension List: _PersistableProperty {
-    public static var _propertyKind: _PropertyKind {
-        var kind = Element._valueKind
-        kind.collection = .list
-        return kind
-    }
-    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> List<Element> {
-        List(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
-    }
+    public static var _propertyKind: _PropertyKind { propertyKind(.list, of: Element._valueKind) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> List<Element> { managed(in: context) }
     public func _write(in context: _WriteContext) -> PersistedValue {
         .list(snapshot.map { $0._toPersisted(in: context) })
     }

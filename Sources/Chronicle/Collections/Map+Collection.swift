@@ -20,20 +20,3 @@ extension Map: RandomAccessCollection {
 }
 
 extension Map: LiveCollection {}
-
-extension Map {
-    /// A frozen copy pinned to the store's current version.
-    ///
-    /// - Precondition: the map is managed.
-    public func freeze() -> Map {
-        guard let owner else { preconditionFailure("Chronicle: only managed maps can be frozen; add the object that holds this Map to a store first") }
-        return Map(owner: owner.freezing())
-    }
-
-    /// The live map, or `nil` if its object has been deleted. An unmanaged
-    /// map thaws to itself.
-    public func thaw() -> Map? {
-        guard let owner else { return self }
-        return owner.thawing().map { Map(owner: $0) }
-    }
-}

@@ -17,24 +17,20 @@ import Synchronization
 /// value's object leaves its key, with `nil` for the value.
 public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Sendable {
     // Safety: as for List — immutable references when managed, a mutex when not.
-    let owner: CollectionOwner?
-    private let unmanaged: Locked<[String: Value]>
+    let storage: CollectionStorage<[String: Value]>
 
     /// An empty, unmanaged map.
     public init() {
-        owner = nil
-        unmanaged = Locked([:])
+        storage = .unmanaged(Locked([:]))
     }
 
     init(owner: CollectionOwner) {
-        self.owner = owner
-        unmanaged = Locked([:])
+        storage = .managed(owner)
     }
 
     /// An unmanaged map holding `entries`.
     init(unmanaged entries: [(key: String, value: Value)]) {
-        owner = nil
-        unmanaged = Locked(Dictionary(entries, uniquingKeysWith: { $1 }))
+        storage = .unmanaged(Locked(Dictionary(entries, uniquingKeysWith: { $1 })))
     }
 
     /// Whether the map belongs to a store.
@@ -47,13 +43,12 @@ public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Senda
     /// whose dog was deleted, which the store keeps as a null value — is
     /// left out; declare `Map<String, Dog?>` to see it as `nil`.
     var snapshot: [(key: String, value: Value)] {
-        guard let owner else {
-            return unmanaged.withLock { $0 }.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
-        }
-        let state = owner.state()
-        let context = owner.readContext(state)
-        guard case .map(let stored)? = owner.value(in: state) else { return [] }
-        return stored.compactMap { entry in Value._fromPersisted(entry.value, in: context).map { (entry.key, $0) } }
+        storage.read(managed: { owner in
+            let state = owner.state()
+            let context = owner.readContext(state)
+            guard case .map(let stored)? = owner.value(in: state) else { return [] }
+            return stored.compactMap { entry in Value._fromPersisted(entry.value, in: context).map { (entry.key, $0) } }
+        }, unmanaged: { $0.sorted { $0.key < $1.key }.map { ($0.key, $0.value) } })
     }
 
     /// The number of entries.
@@ -77,47 +72,35 @@ public final class Map<Key: _MapKey, Value: _PersistableValue>: @unchecked Senda
     /// Sets the value for `key`.
     public func updateValue(_ value: Value, forKey key: Key) {
         let key = key._mapKey
-        if let owner {
-            let transaction = owner.transaction("updateValue")
+        storage.edit("updateValue", managed: { transaction, owner in
             transaction.apply(.mapSet(table: owner.table.index, key: owner.key, property: owner.property, mapKey: key,
                                       value: value._toPersisted(in: owner.writeContext(transaction))))
-        } else {
-            unmanaged.withLock { $0[key] = value }
-        }
+        }, unmanaged: { $0[key] = value })
     }
 
     /// Removes the entry for `key`, if there is one.
     public func removeObject(for key: Key) {
         let key = key._mapKey
-        if let owner {
+        storage.read(managed: { owner in
+            // A key that is not there is no change (not a write outside a
+            // transaction): checked before asking for the write in progress.
             guard keys.contains(key) else { return }
             let transaction = owner.transaction("removeObject")
             transaction.apply(.mapRemove(table: owner.table.index, key: owner.key, property: owner.property, mapKey: key))
-        } else {
-            unmanaged.withLock { _ = $0.removeValue(forKey: key) }
-        }
+        }, unmanaged: { _ = $0.removeValue(forKey: key) })
     }
 
     /// Removes every entry.
     public func removeAll() {
-        if let owner {
-            let transaction = owner.transaction("removeAll")
+        storage.edit("removeAll", managed: { transaction, owner in
             transaction.apply(.clear(table: owner.table.index, key: owner.key, property: owner.property))
-        } else {
-            unmanaged.withLock { $0.removeAll() }
-        }
+        }, unmanaged: { $0.removeAll() })
     }
 }
 
 extension Map: _PersistableProperty {
-    public static var _propertyKind: _PropertyKind {
-        var kind = Value._valueKind
-        kind.collection = .map
-        return kind
-    }
-    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Map<Key, Value> {
-        Map(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
-    }
+    public static var _propertyKind: _PropertyKind { propertyKind(.map, of: Value._valueKind) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Map<Key, Value> { managed(in: context) }
     public func _write(in context: _WriteContext) -> PersistedValue {
         .map(snapshot.map { MapEntry(key: $0.key, value: $0.value._toPersisted(in: context)) })
     }

@@ -10,21 +10,22 @@ import Synchronization
 /// - Complexity: `contains` and `insert` are O(*k*) in the set's size.
 public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
     // Safety: as for List — immutable references when managed, a mutex when not.
-    let owner: CollectionOwner?
-    private let unmanaged: Locked<[Element]>
-    private let unmanagedKeys: Locked<[PersistedValue]>
+    let storage: CollectionStorage<UnmanagedElements>
+
+    /// An unmanaged set's elements, in insertion order, and their identities
+    /// (see ``identity(_:)``) at the same positions.
+    struct UnmanagedElements: Sendable {
+        var elements: [Element] = []
+        var identities: [PersistedValue] = []
+    }
 
     /// An empty, unmanaged set.
     public init() {
-        owner = nil
-        unmanaged = Locked([])
-        unmanagedKeys = Locked([])
+        storage = .unmanaged(Locked(UnmanagedElements()))
     }
 
     init(owner: CollectionOwner) {
-        self.owner = owner
-        unmanaged = Locked([])
-        unmanagedKeys = Locked([])
+        storage = .managed(owner)
     }
 
     /// Whether the set belongs to a store.
@@ -33,11 +34,14 @@ public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
     public var isFrozen: Bool { owner?.frozen != nil }
 
     var snapshot: [Element] {
-        guard let owner else { return unmanaged.withLock { $0 } }
-        return owner.elements(Element.self)
+        storage.read(managed: { $0.elements(Element.self) }, unmanaged: { $0.elements })
     }
 
-    /// An identity for unmanaged elements: objects by reference, values by value.
+    /// An element's identity: an object by its key when managed (as a
+    /// managed set stores it), else by reference; a value by value.
+    ///
+    /// Taken before the set's lock: reading an object's location takes the
+    /// object's own lock.
     private func identity(_ element: Element) -> PersistedValue {
         if let object = element as? ObjectBase {
             if let location = object.location { return .link(location.key) }
@@ -49,60 +53,46 @@ public final class MutableSet<Element: _PersistableValue>: @unchecked Sendable {
 
     /// Whether the set holds `element`.
     public func contains(_ element: Element) -> Bool {
-        guard let owner else {
-            let id = identity(element)
-            return unmanagedKeys.withLock { $0.contains(id) }
-        }
-        let state = owner.state()
-        let stored = storedElements(owner.value(in: state))
-        if let object = element as? ObjectBase {
-            guard let location = object.location else { return false }
-            return stored.contains(.link(location.key))
-        }
-        return stored.contains(identity(element))
+        let id = identity(element)
+        return storage.read(managed: { storedElements($0.value(in: $0.state())).contains(id) },
+                            unmanaged: { $0.identities.contains(id) })
     }
 
     /// Adds `element` if it is not already there.
     public func insert(_ element: Element) {
-        if let owner {
-            let transaction = owner.transaction("insert")
+        let id = identity(element)
+        storage.edit("insert", managed: { transaction, owner in
             transaction.apply(.setInsert(table: owner.table.index, key: owner.key, property: owner.property,
                                          value: element._toPersisted(in: owner.writeContext(transaction))))
-        } else {
-            let id = identity(element)
-            let isNew = unmanagedKeys.withLock { keys in
-                if keys.contains(id) { return false }
-                keys.append(id)
-                return true
-            }
-            if isNew { unmanaged.withLock { $0.append(element) } }
-        }
+        }, unmanaged: { set in
+            guard !set.identities.contains(id) else { return }
+            set.identities.append(id)
+            set.elements.append(element)
+        })
     }
 
     /// Removes `element` if it is there.
     public func remove(_ element: Element) {
-        if let owner {
-            guard contains(element) else { return }
+        let id = identity(element)
+        storage.read(managed: { owner in
+            // An element that is not there is no change (not a write outside
+            // a transaction): checked before asking for the write in progress.
+            guard storedElements(owner.value(in: owner.state())).contains(id) else { return }
             let transaction = owner.transaction("remove")
             transaction.apply(.setRemove(table: owner.table.index, key: owner.key, property: owner.property,
                                          value: element._toPersisted(in: owner.writeContext(transaction))))
-        } else {
-            let id = identity(element)
-            guard let index = unmanagedKeys.withLock({ $0.firstIndex(of: id) }) else { return }
-            unmanagedKeys.withLock { _ = $0.remove(at: index) }
-            unmanaged.withLock { _ = $0.remove(at: index) }
-        }
+        }, unmanaged: { set in
+            guard let index = set.identities.firstIndex(of: id) else { return }
+            set.identities.remove(at: index)
+            set.elements.remove(at: index)
+        })
     }
 
     /// Removes every element.
     public func removeAll() {
-        if let owner {
-            let transaction = owner.transaction("removeAll")
+        storage.edit("removeAll", managed: { transaction, owner in
             transaction.apply(.clear(table: owner.table.index, key: owner.key, property: owner.property))
-        } else {
-            unmanaged.withLock { $0.removeAll() }
-            unmanagedKeys.withLock { $0.removeAll() }
-        }
+        }, unmanaged: { $0 = UnmanagedElements() })
     }
 
     /// Inserts every element of `other`.
@@ -137,10 +127,7 @@ extension MutableSet: RandomAccessCollection {
     /// The position of the first element: always 0.
     public var startIndex: Int { 0 }
     /// One past the last position: the number of elements.
-    public var endIndex: Int {
-        guard let owner else { return unmanaged.withLock { $0.count } }
-        return owner.count
-    }
+    public var endIndex: Int { storage.read(managed: { $0.count }, unmanaged: { $0.elements.count }) }
     /// The element at `position` in insertion order.
     public subscript(position: Int) -> Element { snapshot[position] }
     /// Iterates over one snapshot of the set, read when iteration starts.
@@ -148,14 +135,8 @@ extension MutableSet: RandomAccessCollection {
 }
 
 extension MutableSet: _PersistableProperty {
-    public static var _propertyKind: _PropertyKind {
-        var kind = Element._valueKind
-        kind.collection = .set
-        return kind
-    }
-    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> MutableSet<Element> {
-        MutableSet(owner: CollectionOwner(table: context.table, key: context.key, property: context.property, frozen: context.frozenState))
-    }
+    public static var _propertyKind: _PropertyKind { propertyKind(.set, of: Element._valueKind) }
+    public static func _read(_ value: PersistedValue, in context: _ReadContext) -> MutableSet<Element> { managed(in: context) }
     public func _write(in context: _WriteContext) -> PersistedValue {
         var seen = Set<PersistedValue>()
         return .set(snapshot.map { $0._toPersisted(in: context) }.filter { seen.insert($0).inserted })

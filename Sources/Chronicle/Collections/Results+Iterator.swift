@@ -19,7 +19,7 @@ extension Results {
         private let unretainedStore: Unmanaged<Store>
         private let frozen: StoreState?
         /// `frozen`, boxed once for all the handles the iteration makes.
-        private let frozenState: FrozenState?
+        private let frozenState: PinnedState?
         private let query: ResultsQuery<Element>
         private var state: StoreState?
         private var sequence: UInt64
@@ -53,7 +53,7 @@ extension Results {
             store = results.store
             unretainedStore = Unmanaged.passUnretained(results.store)
             frozen = results.frozen
-            frozenState = results.frozen.map(FrozenState.init)
+            frozenState = results.frozen.map(PinnedState.init)
             query = results.query
             let (state, sequence) = results.currentState()
             self.state = state
@@ -107,7 +107,7 @@ extension Results {
             if let frozenState {
                 let handle = unretainedStore._withUnsafeGuaranteedRef { store in
                     unretainedTable._withUnsafeGuaranteedRef { table in
-                        store.handle(table.metadata.type, table: table, key: key, frozenState: frozenState)
+                        store.handle(table.metadata.type, table: table, key: key, .frozen(frozenState))
                     }
                 }
                 return Element._project(handle)
@@ -123,7 +123,7 @@ extension Results {
 
         /// The element on object `key`: a live handle keeping its record
         /// or encoded block in the published state (see
-        /// ``Store/handle(_:table:key:snapshot:encoded:sequence:)``), or a
+        /// ``HandleReading/remembering(_:encoded:sequence:)``), or a
         /// projection of one.
         ///
         /// When elements may be reused and the caller let go of the last one
@@ -151,8 +151,8 @@ extension Results {
             let sequence = self.sequence
             let handle = unretainedStore._withUnsafeGuaranteedRef { store in
                 unretainedTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
-                    store.handle(table.metadata.type, table: table, key: key, snapshot: snapshot.take(),
-                                 encoded: encoded?.takeUnretainedValue(), sequence: sequence)
+                    store.handle(table.metadata.type, table: table, key: key,
+                                 .remembering(snapshot.take(), encoded: encoded?.takeUnretainedValue(), sequence: sequence))
                 }
             }
             let element = Element._project(handle)

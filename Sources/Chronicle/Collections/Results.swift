@@ -71,8 +71,8 @@ public struct Results<Element: _ObjectProjecting>: Sendable {
     /// A handle on object `key`, read from `state`, whose publication
     /// sequence is `sequence` (`0` if it is not a published state).
     func element(table: TableBinding, key: ObjectKey, in state: StoreState, sequence: UInt64) -> Element {
-        Element._project(store.handle(table.metadata.type, table: table, key: key, frozenState: frozen.map(FrozenState.init),
-                                      in: state, sequence: sequence))
+        Element._project(store.handle(table.metadata.type, table: table, key: key,
+                                      .found(in: state, table: table.index, key: key, sequence: sequence, frozen: frozen)))
     }
 
     // MARK: Derived queries

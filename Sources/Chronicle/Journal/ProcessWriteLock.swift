@@ -80,7 +80,7 @@ final class ProcessWriteLock: @unchecked Sendable {
             pthread_mutex_unlock(mutex)
             throw .io(operation: "flock", errno: code, path: path)
         }
-        owner.store(Self.threadID(), ordering: .releasing)
+        owner.store(currentThreadID(), ordering: .releasing)
     }
 
     /// Releases the lock. Only the thread holding it may call this.
@@ -92,21 +92,13 @@ final class ProcessWriteLock: @unchecked Sendable {
     }
 
     /// Whether the calling thread holds the lock.
-    var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == Self.threadID() }
+    var isHeldByCurrentThread: Bool { owner.load(ordering: .acquiring) == currentThreadID() }
 
     /// `body` run holding the lock.
     func withLock<T>(_ body: () throws(JournalError) -> T) throws(JournalError) -> T {
         try lock()
         defer { unlock() }
         return try body()
-    }
-
-    static func threadID() -> UInt {
-        #if canImport(Darwin)
-        UInt(bitPattern: pthread_self())
-        #else
-        UInt(pthread_self())
-        #endif
     }
 }
 

@@ -181,7 +181,7 @@ open class ObjectBase: @unchecked Sendable {
     }
 
     /// ``location``, with a frozen object's state by reference.
-    private var managedLocation: (table: TableBinding, key: ObjectKey, frozen: FrozenState?)? {
+    private var managedLocation: (table: TableBinding, key: ObjectKey, frozen: PinnedState?)? {
         if let liveTable { return (liveTable.takeUnretainedValue(), liveKey, nil) }
         if let binding = binding.load() {
             guard case .frozen(let table, let key, let frozen) = binding.kind else { return nil }

@@ -5,7 +5,7 @@
 final class ObjectBinding: Sendable {
     enum Kind: Sendable {
         /// A handle on an object of a store, pinned to one state.
-        case frozen(TableBinding, ObjectKey, FrozenState)
+        case frozen(TableBinding, ObjectKey, PinnedState)
         /// A throwaway instance that records which properties a key path reads.
         case recording(KeyPathRecorder, prefix: [String])
     }
@@ -17,21 +17,6 @@ final class ObjectBinding: Sendable {
     init(_ kind: Kind) {
         self.kind = kind
         if case .frozen(let table, _, _) = kind { store = table.store } else { store = nil }
-    }
-}
-
-/// A frozen state, shared by reference: by a frozen handle's binding, the
-/// read contexts it makes and the collections they make.
-///
-/// A read context holding the state itself (`StoreState?`, four words) was
-/// destroyed after every property read, live ones included, by an outlined
-/// call the optimiser could not drop, a noticeable part of every read; a
-/// `nil` reference needs no destroying.
-final class FrozenState: Sendable {
-    let state: StoreState
-
-    init(_ state: StoreState) {
-        self.state = state
     }
 }
 
@@ -47,15 +32,15 @@ public struct _ReadContext {
     let ordinal: Int
     // No `state`: no conversion reads it, and building and destroying one
     // more state copy per property read was a large part of the read.
-    let frozenState: FrozenState?
+    let frozenState: PinnedState?
     /// The state a frozen object is pinned to; `nil` for a live one.
     var frozen: StoreState? { frozenState?.state }
 
-    init(table: TableBinding, key: ObjectKey, property: Int, ordinal: Int, frozen: FrozenState?) {
+    init(table: TableBinding, key: ObjectKey, property: Int, ordinal: Int, frozen: PinnedState?) {
         self.init(unmanagedTable: Unmanaged.passUnretained(table), key: key, property: property, ordinal: ordinal, frozen: frozen)
     }
 
-    init(unmanagedTable: Unmanaged<TableBinding>, key: ObjectKey, property: Int, ordinal: Int, frozen: FrozenState?) {
+    init(unmanagedTable: Unmanaged<TableBinding>, key: ObjectKey, property: Int, ordinal: Int, frozen: PinnedState?) {
         self.unmanagedTable = unmanagedTable
         self.key = key
         self.property = property

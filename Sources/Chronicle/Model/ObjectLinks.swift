@@ -5,7 +5,7 @@ extension ObjectBase: _PersistableWrapped {
 
     public static func _fromPersisted(_ value: PersistedValue, in context: _ReadContext) -> Self? {
         guard case .link(let key) = value else { return nil }
-        return context.table.store.handle(self, key: key, frozenState: context.frozenState)
+        return context.table.store.handle(self, key: key, .frozen(in: context.frozenState))
     }
 
     public func _toPersisted(in context: _WriteContext) -> PersistedValue {

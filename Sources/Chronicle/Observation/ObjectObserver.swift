@@ -1,5 +1,5 @@
 /// Observes one object (or a projection of it) for the properties it was
-/// asked about, and feeds an ``ObjectChangeBuffer``.
+/// asked about, and feeds a ``PropertyChangeMailbox``.
 final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Sendable {
     // Safety: every stored property is immutable; `commitDidApply` is only
     // called by the store's writer, one commit at a time.
@@ -7,7 +7,7 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
     let key: ObjectKey
     let properties: [ObservedProperty]
     let baselineVersion: UInt64
-    let buffer = ObjectChangeBuffer()
+    let buffer = PropertyChangeMailbox()
     /// What the stream's changes carry: the live object or projection.
     let element: T
     /// Whether a path goes through a link: only then does the interest
@@ -75,8 +75,8 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
                 ChangePaths.changed($0[...], table: table.index, key: key, changes: changes, old: old, new: new)
             }
             guard touched else { continue }
-            let before = oldRoot ?? table.store.handle(table.metadata.type, table: table, key: key, frozen: old)
-            let after = newRoot ?? table.store.handle(table.metadata.type, table: table, key: key, frozen: new)
+            let before = oldRoot ?? table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: old))
+            let after = newRoot ?? table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: new))
             oldRoot = before
             newRoot = after
             reported.append(PropertyChange(name: property.name, oldValue: property.read(before), newValue: property.read(after)))

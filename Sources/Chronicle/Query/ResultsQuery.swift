@@ -328,7 +328,7 @@ struct ObjectProbe<Element: _ObjectProjecting> {
     let frozen: StoreState
 
     func element(_ key: ObjectKey) -> Element {
-        Element._project(table.store.handle(table.metadata.type, table: table, key: key, frozen: frozen))
+        Element._project(table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: frozen)))
     }
 }
 

@@ -1,4 +1,7 @@
-/// Holds an object stream's undelivered changes and its waiting consumer.
+/// An object stream's mailbox: the property changes (and the deletion) the
+/// committing writer delivered that the stream's consumer has not taken yet,
+/// and the consumer waiting for them. It holds ``PropertyChange`` values; the
+/// stream (``ObjectChanges``) wraps them in an ``ObjectChange`` as it yields.
 ///
 /// Buffering policy: while the consumer is behind, changes *coalesce*: one
 /// pending change per property, keeping the oldest old value and the newest
@@ -11,7 +14,7 @@
 /// unspecialised there — type-metadata look-ups for its lock's closure, its
 /// continuation and its result, most of a wake-up's cost. The stream wraps what
 /// the buffer hands out in its element type on the consumer's side.
-final class ObjectChangeBuffer: Sendable {
+final class PropertyChangeMailbox: Sendable {
     /// What the consumer receives.
     enum Delivery: Sendable {
         case change([PropertyChange])
