@@ -11,8 +11,18 @@ final class Note: Object {
     @Persisted var tags: List<String>
     @Persisted var labels: MutableSet<String>
     @Persisted var scores: Map<String, Int>
+    /// An embedded object and a list of them: they sync with their owner.
+    @Persisted var place: Place?
+    @Persisted var stops: List<Place>
 }
 extension Note: @unchecked Sendable {}
+
+/// Where a note is: embedded in it.
+final class Place: EmbeddedObject {
+    @Persisted var city = ""
+    @Persisted var floor = 0
+}
+extension Place: @unchecked Sendable {}
 
 /// One device: a store in a journal file of its own, and its session.
 final class Device: @unchecked Sendable {

@@ -186,6 +186,83 @@ struct SyncSessionTests {
         #expect(try a.dump() == b.dump())
     }
 
+    /// Embedded objects sync with their owner: created, edited on two
+    /// devices offline (different properties merge, as an object's do),
+    /// in a list, replaced, and deleted with the owner.
+    @Test func embeddedObjectsSyncWithTheirOwner() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let (scope, a, b) = try Self.twoDevices(on: server)
+        a.session.start()
+        b.session.start()
+        try a.store.write {
+            let note = Note()
+            note.id = 1
+            note.place = Place()
+            note.place?.city = "Oslo"
+            let stop = Place()
+            stop.city = "Bergen"
+            note.stops.append(stop)
+            a.store.add(note)
+            let other = Note()
+            other.id = 2
+            other.place = Place()
+            other.place?.city = "Tromsø"
+            a.store.add(other)
+        }
+        try await a.sync()
+        try await b.sync()
+        #expect(b.note(1)?.place?.city == "Oslo")
+        #expect(b.note(1)?.stops.map(\.city) == ["Bergen"])
+        a.session.stop()
+        b.session.stop()
+
+        // Offline, both edit the same embedded object and the list.
+        try a.store.write {
+            a.note(1)!.place!.city = "Oslo S"
+            let stop = Place()
+            stop.city = "Voss"
+            a.note(1)!.stops.append(stop)
+        }
+        try b.store.write {
+            b.note(1)!.place!.floor = 3
+            b.note(1)!.stops[0].floor = 2
+            b.store.delete(b.note(2)!)             // its embedded place goes with it
+        }
+        a.session.start()
+        try await a.sync()
+        b.session.start()
+        try await b.sync()
+        try await a.sync()
+        defer { a.session.stop(); b.session.stop() }
+
+        for device in [a, b] {
+            let one = try #require(device.note(1))
+            #expect(one.place?.city == "Oslo S")
+            #expect(one.place?.floor == 3)
+            #expect(one.stops.map(\.city) == ["Bergen", "Voss"])
+            #expect(one.stops.first?.floor == 2)
+            #expect(device.note(2) == nil)
+            #expect(device.store.objects(Place.self).count == 3)
+        }
+        #expect(try a.dump() == b.dump())
+
+        // Replacing the embedded object on one device replaces it on the other.
+        try a.store.write {
+            let place = Place()
+            place.city = "Bodø"
+            a.note(1)!.place = place
+        }
+        try await a.sync()
+        try await b.sync()
+        #expect(b.note(1)?.place?.city == "Bodø")
+        #expect(b.note(1)?.place?.floor == 0)
+        #expect(b.store.objects(Place.self).count == 3)
+        let truth = try Dump.of(Dump.fold(try await Dump.serverCommits(API(base: server.base, token: Harness.writer), scope: scope)))
+        #expect(try a.dump() == truth)
+        #expect(try b.dump() == truth)
+    }
+
     @Test func aRelaunchedDeviceResumesWithoutPushingTwice() async throws {
         let server = try await ServerProcess()
         let port = server.port
