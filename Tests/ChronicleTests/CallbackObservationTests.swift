@@ -9,7 +9,7 @@ import Testing
 struct CallbackObservationTests {
     /// Waits (polling) until an actor's state satisfies `condition`.
     static func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)   // generous: the whole suite can stall this process for a minute on two cores
         while Date() < deadline {
             if await condition() { return true }
             try? await Task.sleep(for: .milliseconds(5))
@@ -19,7 +19,7 @@ struct CallbackObservationTests {
 
     /// Waits on the main actor (where the callbacks run) until `condition` holds.
     @MainActor static func mainEventually(_ condition: () -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(120)   // generous: the whole suite can stall this process for a minute on two cores
         while Date() < deadline {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(5))
