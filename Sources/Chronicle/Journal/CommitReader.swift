@@ -30,7 +30,9 @@ public struct CommitReader: Sendable {
 
     /// The next commit, or `nil` after the last one.
     /// - Throws: ``JournalError/damaged(offset:lastGoodVersion:reason:)`` if the
-    ///   storage no longer holds what the journal wrote; ``JournalError/io(operation:errno:path:)``.
+    ///   storage no longer holds what the journal wrote;
+    ///   ``JournalError/writtenByNewerVersion(version:offset:detail:)`` for a
+    ///   commit a newer Chronicle wrote; ``JournalError/io(operation:errno:path:)``.
     /// - Complexity: O(size of the commit).
     public mutating func next() throws(JournalError) -> Commit? {
         if let error { throw error }
@@ -49,6 +51,8 @@ public struct CommitReader: Sendable {
                 throw .damaged(offset: UInt64(cursor.offset), lastGoodVersion: lastGood, reason: "the journal ends before version \(nextVersion)")
             case .badFrame(let start, let reason), .badPayload(let start, let reason):
                 throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
+            case .newerPayload(let start, let reason):
+                throw .writtenByNewerVersion(version: nextVersion, offset: UInt64(start), detail: reason)
             }
         } catch {
             self.error = error
