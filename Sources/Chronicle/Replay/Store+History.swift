@@ -82,7 +82,8 @@ extension Store {
     /// - Complexity: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
     public func history(of object: ObjectBase) throws(StoreError) -> [ObjectHistoryEntry] {
         let (table, key) = locate(object)
-        return try timeTravel.history(table: table, key: key, through: committedState().version)
+        let state = committedState()
+        return try timeTravel.history(table: table, key: key, through: state.version, followingMigrations: state.schemaVersion > 0)
     }
 
     /// The objects inserted, deleted and changed (old → new) between two
