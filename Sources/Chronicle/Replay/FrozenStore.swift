@@ -43,12 +43,13 @@ public struct FrozenStore: Sendable {
     /// Throws unless `type` can read this version.
     ///
     /// A version before a migration was written with the schema of its
-    /// time. Today's class reads it by property name where the two agree
-    /// (a property the migration removed or added since is no obstacle);
-    /// where the class declares a property otherwise than this version
-    /// does (another type, or a name the migration gave it), reading
-    /// through the class would give wrong values, and ``objects(_:)``
-    /// stops the program instead. This says so beforehand.
+    /// time. Today's class reads it by property name where the two agree:
+    /// a property the migration removed since is not read, one it added
+    /// reads its declared default. Where the class declares a property
+    /// otherwise than this version does (another type, or a name a
+    /// migration gave it since), reading through the class would give
+    /// wrong values, and ``objects(_:)`` stops the program instead. This
+    /// says so beforehand.
     ///
     /// - Throws: ``StoreError/schema(_:)`` with
     ///   ``SchemaError/unreadableVersion(type:version:differences:)`` (at an

@@ -11,10 +11,10 @@ extension Store {
     /// The types the class links to are checked too (a query through a
     /// link reads their values). In a state older than the store's latest
     /// (``Store/frozen(at:)-(UInt64)`` before a migration), a property the class no
-    /// longer declares is not a misread: only changed ones stop, and — when
-    /// a migration lies between — the properties the class declares and
-    /// that version lacks (the migration may have renamed them: the class
-    /// would read defaults where the values are under the old name).
+    /// longer declares is not a misread, nor is one added since (it reads
+    /// its declared default): changed ones stop, and so does one a
+    /// migration renamed since (the class would read its default where
+    /// the values are, under the old name).
     ///
     /// - Parameter made: the bindings made so far, to tell a class that
     ///   shares its name with another from a class that changed.
@@ -40,7 +40,8 @@ extension Store {
         let historical = state.version < current.version
         // Before a migration, a property the version lacks may be one the
         // migration renamed (its values are there, under the old name):
-        // the class would read its default instead.
+        // the class would read its default instead. One it added reads its
+        // default rightly.
         let migratedSince = historical && state.schemaVersion < current.schemaVersion
         var pending = [metadata]
         var seen: Set<ObjectIdentifier> = []
@@ -53,10 +54,18 @@ extension Store {
             guard let index = state.tableIndex(named: next.name) else { continue }
             let diff = SchemaDiff(recorded: state.schema[index], declared: next.schema)
             var stopping = historical ? diff.changes : diff.mismatches
-            if migratedSince {
-                stopping += diff.added.map {
-                    "the class declares '\($0.name)', which version \(state.version) does not have: a migration since added it, "
-                        + "or renamed it from another property"
+            if migratedSince, !diff.added.isEmpty {
+                let renamed = propertyRenames(ofType: next.name, since: state)
+                for property in diff.added {
+                    guard let old = renamed.map({ $0[property.name] }) else {
+                        stopping.append("the class declares '\(property.name)', which version \(state.version) does not have, "
+                            + "and the journal could not be read to tell whether a migration renamed it")
+                        continue
+                    }
+                    if let old {
+                        stopping.append("the class declares '\(property.name)', which version \(state.version) calls '\(old)' "
+                            + "(a migration renamed it since)")
+                    }
                 }
             }
             if !stopping.isEmpty {
@@ -73,6 +82,44 @@ extension Store {
 }
 
 extension Store {
+    /// The properties of the type named `typeName` (as the latest version
+    /// names it) that migrations after `state` renamed: latest name →
+    /// name at `state`. A property added since is not among them. `nil`
+    /// when the journal cannot be read.
+    ///
+    /// - Complexity: O(commits after `state`), read for their schema
+    ///   events; a binding for an older version is made once per class.
+    func propertyRenames(ofType typeName: String, since state: StoreState) -> [String: String]? {
+        var schema = state.schema
+        var lineage = SchemaLineage(schema)
+        var reader = journal.reader(from: state.version + 1)
+        let last = committedState().version
+        do {
+            while reader.nextVersion <= last, let commit = try reader.next() {
+                for event in commit.events {
+                    switch event {
+                    case .defineType(let type): schema.append(type)
+                    case .addProperty(let table, let property) where schema.indices.contains(table):
+                        schema[table].properties.append(property)
+                    case .changeSchema(let change): schema = change.applied(to: schema)
+                    default: continue
+                    }
+                    lineage.apply(event)
+                }
+            }
+        } catch {
+            return nil
+        }
+        guard let table = schema.firstIndex(where: { $0.name == typeName }), let origin = lineage.tables[table] else { return [:] }
+        var renames: [String: String] = [:]
+        for (index, property) in schema[table].properties.enumerated() {
+            guard let was = lineage.properties[table][index] else { continue }
+            let old = state.schema[origin].properties[was].name
+            if old != property.name { renames[property.name] = old }
+        }
+        return renames
+    }
+
     /// The class some binding of this store reads the type named `name`
     /// with, if any: another class of that name would misread its table.
     func boundClass(named name: String) -> ObjectBase.Type? {
