@@ -73,6 +73,39 @@ struct MigrationFrozenTests {
         #expect(try store.frozen(at: 2).object(ofType: "Pet", forPrimaryKey: .int(1))?["age"] == .int(3))
     }
 
+    @Test func aVersionBeforeATypeRenameIsATypedErrorNotAnEmptyResult() throws {
+        let store = try Self.migrated([PetAsAnimal.Animal.self]) { migration, _ in
+            migration.renameType(from: "Pet", to: "Animal")
+        }
+        // By name, `Animal` would find no objects at version 2: they were `Pet`s then.
+        #expect { try store.frozen(at: 2).checkReadable(PetAsAnimal.Animal.self) } throws: { error in
+            guard case .schema(.unreadableVersion("Animal", 2, let differences)) = error as? StoreError else { return false }
+            return differences == ["version 2 calls the type 'Pet' (a migration renamed it since)"]
+        }
+        #expect(try store.frozen(at: 2).objects(ofType: "Pet")?.map { $0["name"] } == [.string("Rex"), .string("Kit")])
+        #expect(try store.frozen(at: 2).objects(ofType: "Animal") == nil)
+        // A type a migration added since has no objects then, rightly.
+        let kept = try Self.migrated([PetKept.Pet.self]) { migration, _ in
+            migration.deleteData(forType: "Owner")
+        }
+        try kept.frozen(at: 2).checkReadable(PetKept.Keeper.self)
+        #expect(try kept.frozen(at: 2).objects(PetKept.Keeper.self).isEmpty)
+    }
+
+    @Test func readingAVersionBeforeATypeRenameThroughTheClassStops() async {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let url = try PetJournal.versionOne()
+            let configuration = MigrationTests.configuration(url, version: 1, types: [PetAsAnimal.Animal.self]) { migration, _ in
+                migration.renameType(from: "Pet", to: "Animal")
+            }
+            let store = try Store(configuration: configuration)
+            print(try store.frozen(at: 2).objects(PetAsAnimal.Animal.self).count)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("the class Animal cannot read version 2") && message.contains("calls the type 'Pet'"),
+                "stderr: \(message)")
+    }
+
     @Test func readingAVersionBeforeARetypeThroughTheClassStopsAndSaysHowToReadIt() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let url = try PetJournal.versionOne()

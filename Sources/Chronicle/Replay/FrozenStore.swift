@@ -47,8 +47,8 @@ public struct FrozenStore: Sendable {
     /// a property the migration removed since is not read, one it added
     /// reads its declared default. Where the class declares a property
     /// otherwise than this version does (another type, or a name a
-    /// migration gave it since), reading through the class would give
-    /// wrong values, and ``objects(_:)`` stops the program instead. This
+    /// migration gave it since), or its type had another name then,
+    /// reading through the class would give wrong values, and ``objects(_:)`` stops the program instead. This
     /// says so beforehand.
     ///
     /// - Throws: ``StoreError/schema(_:)`` with

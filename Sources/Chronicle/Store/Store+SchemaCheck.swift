@@ -51,7 +51,10 @@ extension Store {
                 preconditionFailure("Chronicle: \(SchemaError.duplicateTypeName(next.name)) "
                     + "(\(String(reflecting: other.metadata.type)) and \(String(reflecting: next.type)))")
             }
-            guard let index = state.tableIndex(named: next.name) else { continue }
+            guard let index = state.tableIndex(named: next.name) else {
+                if let problem = typeRenameProblem(next.name, in: state) { return problem }
+                continue
+            }
             let diff = SchemaDiff(recorded: state.schema[index], declared: next.schema)
             var stopping = historical ? diff.changes : diff.mismatches
             if migratedSince, !diff.added.isEmpty {
@@ -82,18 +85,19 @@ extension Store {
 }
 
 extension Store {
-    /// The properties of the type named `typeName` (as the latest version
-    /// names it) that migrations after `state` renamed: latest name →
-    /// name at `state`. A property added since is not among them. `nil`
-    /// when the journal cannot be read.
+    /// What the migrations after `state` did to its schema: the latest
+    /// schema and where its types and properties were in `state`. Kept per
+    /// version (a few: the versions classes were read in). `nil` when the
+    /// journal cannot be read.
     ///
-    /// - Complexity: O(commits after `state`), read for their schema
-    ///   events; a binding for an older version is made once per class.
-    func propertyRenames(ofType typeName: String, since state: StoreState) -> [String: String]? {
+    /// - Complexity: O(commits after `state`) the first time for a version
+    ///   and latest version, read for their schema events; O(1) after.
+    func migrationLineage(since state: StoreState) -> MigrationLineage? {
+        let last = committedState().version
+        if let kept = migrationLineages.withLock({ $0[state.version] }), kept.through == last { return kept }
         var schema = state.schema
         var lineage = SchemaLineage(schema)
         var reader = journal.reader(from: state.version + 1)
-        let last = committedState().version
         do {
             while reader.nextVersion <= last, let commit = try reader.next() {
                 for event in commit.events {
@@ -110,14 +114,55 @@ extension Store {
         } catch {
             return nil
         }
-        guard let table = schema.firstIndex(where: { $0.name == typeName }), let origin = lineage.tables[table] else { return [:] }
+        let found = MigrationLineage(through: last, schema: schema, lineage: lineage)
+        migrationLineages.withLock { kept in
+            if kept.count >= 16 { kept.removeAll() }
+            kept[state.version] = found
+        }
+        return found
+    }
+
+    /// The properties of the type named `typeName` (as the latest version
+    /// names it) that migrations after `state` renamed: latest name →
+    /// name at `state`. A property added since is not among them. `nil`
+    /// when the journal cannot be read.
+    /// - Complexity: as ``migrationLineage(since:)``.
+    func propertyRenames(ofType typeName: String, since state: StoreState) -> [String: String]? {
+        guard let found = migrationLineage(since: state) else { return nil }
+        guard let table = found.schema.firstIndex(where: { $0.name == typeName }),
+              let origin = found.lineage.tables[table] else { return [:] }
         var renames: [String: String] = [:]
-        for (index, property) in schema[table].properties.enumerated() {
-            guard let was = lineage.properties[table][index] else { continue }
+        for (index, property) in found.schema[table].properties.enumerated() {
+            guard let was = found.lineage.properties[table][index] else { continue }
             let old = state.schema[origin].properties[was].name
             if old != property.name { renames[property.name] = old }
         }
         return renames
+    }
+
+    /// Stops the program before a class reads an older version in which
+    /// its type is missing because a migration renamed it since: it would
+    /// read no objects where there were some, under the old name. A type a
+    /// migration added since rightly reads none.
+    /// - Complexity: O(1) unless a migration lies between `state` and the
+    ///   latest version and the type is in the latest; then as
+    ///   ``migrationLineage(since:)``.
+    func checkTypeNotRenamed(_ metadata: ClassMetadata, in state: StoreState) {
+        if let error = typeRenameProblem(metadata.name, in: state) { preconditionFailure("Chronicle: \(error)") }
+    }
+
+    /// Why a class named `name` cannot read `state`, which has no type of
+    /// that name because a migration renamed it since; `nil` otherwise.
+    /// - Complexity: as ``checkTypeNotRenamed(_:in:)``.
+    func typeRenameProblem(_ name: String, in state: StoreState) -> SchemaError? {
+        let current = committedState()
+        guard state.version < current.version, state.schemaVersion < current.schemaVersion,
+              current.tableIndex(named: name) != nil, let found = migrationLineage(since: state),
+              let table = found.schema.firstIndex(where: { $0.name == name }),
+              let origin = found.lineage.tables[table] else { return nil }
+        return .unreadableVersion(type: name, version: state.version, differences: [
+            "version \(state.version) calls the type '\(state.schema[origin].name)' (a migration renamed it since)",
+        ])
     }
 
     /// The class some binding of this store reads the type named `name`

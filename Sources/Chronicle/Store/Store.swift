@@ -41,6 +41,9 @@ public final class Store: Sendable {
     /// per class and schema it was bound in, so a few. Taken only when
     /// `bindings` has no current one (under its lock).
     let madeBindings = Locked<[TableBinding]>([])
+    /// Per older version a class was bound in, what the migrations since
+    /// did to its schema (see ``migrationLineage(since:)``).
+    let migrationLineages = Locked<[UInt64: MigrationLineage]>([:])
     /// Per table, the lowest object key no write of this process handed out
     /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
     let keyHighWater = Locked<[Int: Int64]>([:])
@@ -227,7 +230,10 @@ public final class Store: Sendable {
         let id = ObjectIdentifier(metadata.type)
         return bindings.withLock { bindings in
             if let cached = bindings[id], Self.isCurrent(cached, in: state) { return cached }
-            guard let index = state.tableIndex(named: metadata.name) else { return nil }
+            guard let index = state.tableIndex(named: metadata.name) else {
+                checkTypeNotRenamed(metadata, in: state)
+                return nil
+            }
             // A binding once made is kept for the store's life (a live handle
             // holds its table unretained, see `ObjectBase.liveTable`), and
             // reused when its schema is current again: reading alternately
