@@ -142,4 +142,31 @@ struct ForwardCompatibilityTests {
         }
         #expect(try Data(contentsOf: url) == written)
     }
+
+    @Test func aStoreThatMeetsANewerCommitAnotherProcessAppendedWritesNothingAfterIt() throws {
+        let url = try PetJournal.versionOne()
+        let store = try Store(configuration: .init(fileURL: url, durability: .none, objectTypes: [PetV1.Pet.self]))
+        // A newer Chronicle sharing the file appends a commit this build cannot read.
+        let before = try Data(contentsOf: url)
+        let body = NewerPayload.all[0].payload(3)
+        var record: [UInt8] = []
+        let length = UInt32(body.count)
+        let crc = body.withUnsafeBytes { JournalFormat.checksum(length: length, payload: $0) }
+        for value in [length, crc] { withUnsafeBytes(of: value.littleEndian) { record += $0 } }
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(record + body))
+        try handle.close()
+        let written = try Data(contentsOf: url)
+        #expect(written.count == before.count + record.count + body.count)
+        #expect {
+            try store.write { store.object(ofType: PetV1.Pet.self, forPrimaryKey: 1)!.age = 9 }
+        } throws: { error in
+            guard case .journal(let inner) = error as? StoreError else { return false }
+            return Self.isNewer(inner, version: 3, offset: before.count, detail: "unknown event tag 16")
+        }
+        #expect(store.object(ofType: PetV1.Pet.self, forPrimaryKey: 1)?.age == 3)
+        try? store.close()
+        #expect(try Data(contentsOf: url) == written, "nothing was written after the newer commit, nothing cut")
+    }
 }

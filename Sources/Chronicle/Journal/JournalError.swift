@@ -100,6 +100,11 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether this is ``writtenByNewerVersion(version:offset:detail:)``.
+    var isWrittenByNewerVersion: Bool {
+        if case .writtenByNewerVersion = self { true } else { false }
+    }
+
     static func message(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "unknown error" }
         return String(cString: text)
