@@ -158,6 +158,16 @@ struct MigrationHistoryTests {
             // An Int does not fit a Double property: it holds the default until a closure converts it.
             #expect(change.changes == [PropertyValueChange(name: "age", oldValue: .int(3), newValue: .double(0))])
             #expect(rex.age == 0)
+            // The object's history lists the migration too, and the property's untyped history both types.
+            #expect(try store.history(of: rex).last
+                        == ObjectHistoryEntry(version: 3, timestamp: try store.frozen(at: 3).timestamp!, label: "migration 0 → 1",
+                                              change: .modified([PropertyValueChange(name: "age", oldValue: .int(3), newValue: .double(0))])))
+            #expect(try store.history(of: rex, keyPath: \.age as PartialKeyPath<PetAgeDouble.Pet>).map(\.newValue) == [.int(3), .double(0)])
+            // Typed as today's Double, the Int before is a typed error, not a trap.
+            #expect { _ = try store.history(of: rex, keyPath: \.age) } throws: { error in
+                guard case .schema(.unreadableVersion("Pet", _, let differences)) = error as? StoreError else { return false }
+                return differences.first?.contains("PartialKeyPath<Pet>") == true
+            }
         }
         // A property added: its default, where nothing was.
         do {
