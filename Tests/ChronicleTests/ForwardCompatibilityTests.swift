@@ -46,14 +46,18 @@ struct ForwardCompatibilityTests {
     static func journalWithNewerRecord(_ payload: NewerPayload) throws -> (url: URL, before: Data, record: [UInt8]) {
         let url = try PetJournal.versionOne()
         let before = try Data(contentsOf: url)
-        let body = payload.payload(3)
-        var record: [UInt8] = []
-        let length = UInt32(body.count)
-        let crc = body.withUnsafeBytes { JournalFormat.checksum(length: length, payload: $0) }
-        for value in [length, crc] { withUnsafeBytes(of: value.littleEndian) { record += $0 } }
-        record += body
+        let record = Self.record(payload.payload(3))
         try (before + record).write(to: url)
         return (url, before, record)
+    }
+
+    /// A journal record holding `payload`: its length and checksum, then it.
+    static func record(_ payload: [UInt8]) -> [UInt8] {
+        var record: [UInt8] = []
+        let length = UInt32(payload.count)
+        let crc = payload.withUnsafeBytes { JournalFormat.checksum(length: length, payload: $0) }
+        for value in [length, crc] { withUnsafeBytes(of: value.littleEndian) { record += $0 } }
+        return record + payload
     }
 
     static func isNewer(_ error: JournalError?, version: UInt64, offset: Int, detail: String) -> Bool {
@@ -148,17 +152,13 @@ struct ForwardCompatibilityTests {
         let store = try Store(configuration: .init(fileURL: url, durability: .none, objectTypes: [PetV1.Pet.self]))
         // A newer Chronicle sharing the file appends a commit this build cannot read.
         let before = try Data(contentsOf: url)
-        let body = NewerPayload.all[0].payload(3)
-        var record: [UInt8] = []
-        let length = UInt32(body.count)
-        let crc = body.withUnsafeBytes { JournalFormat.checksum(length: length, payload: $0) }
-        for value in [length, crc] { withUnsafeBytes(of: value.littleEndian) { record += $0 } }
+        let record = Self.record(NewerPayload.all[0].payload(3))
         let handle = try FileHandle(forWritingTo: url)
         try handle.seekToEnd()
-        try handle.write(contentsOf: Data(record + body))
+        try handle.write(contentsOf: Data(record))
         try handle.close()
         let written = try Data(contentsOf: url)
-        #expect(written.count == before.count + record.count + body.count)
+        #expect(written.count == before.count + record.count)
         #expect {
             try store.write { store.object(ofType: PetV1.Pet.self, forPrimaryKey: 1)!.age = 9 }
         } throws: { error in

@@ -5,7 +5,9 @@
 ///
 /// Diffs compare objects through it, so that a version before a migration
 /// and one after it line up by identity, not by name or index.
-struct SchemaLineage {
+struct SchemaLineage: Sendable {
+    /// The later schema: the earlier one with the events applied.
+    private(set) var schema: [TypeSchema]
     /// Per table of the later schema: its index in the earlier one, or `nil`.
     private(set) var tables: [Int?]
     /// Per table of the later schema, per property: its index in the earlier
@@ -14,13 +16,22 @@ struct SchemaLineage {
 
     /// The lineage of `schema` to itself.
     init(_ schema: [TypeSchema]) {
+        self.schema = schema
         tables = Array(schema.indices)
         properties = schema.map { Array($0.properties.indices) }
     }
 
-    /// Follows one more event (one that folded).
-    /// - Complexity: O(properties of the table) for a removal, O(1) otherwise.
+    /// Follows one more event (one that folded); other than schema events,
+    /// events change nothing.
+    /// - Complexity: O(properties of the table) for a removal, O(types)
+    ///   for a renamed type, O(1) otherwise.
     mutating func apply(_ event: Event) {
+        switch event {
+        case .defineType(let type): schema.append(type)
+        case .addProperty(let table, let property) where schema.indices.contains(table): schema[table].properties.append(property)
+        case .changeSchema(let change): schema = change.applied(to: schema)
+        default: return
+        }
         switch event {
         case .defineType(let type):
             tables.append(nil)

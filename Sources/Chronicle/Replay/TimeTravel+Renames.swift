@@ -46,7 +46,7 @@ extension TimeTravel {
     /// - Complexity: O(commits read); a journal never migrated is read only
     ///   if the caller cannot tell (see ``Store/history(of:keyPath:)``).
     func trail(table: Int, property: String?, after state: StoreState, through last: UInt64) throws(StoreError) -> SchemaTrail {
-        var schema = state.schema
+        var lineage = SchemaLineage(state.schema)
         var steps: [(version: UInt64, step: SchemaTrail.Step)] = []
         var reader = journal.reader(from: state.version + 1)
         while true {
@@ -54,25 +54,19 @@ extension TimeTravel {
             do { next = try reader.next() } catch { throw .journal(error) }
             guard let commit = next, commit.version <= last else { break }
             for event in commit.events {
+                let schema = lineage.schema
                 switch event {
-                case .defineType(let type):
+                case .defineType:
                     steps.append((commit.version, .defineType(table: schema.count)))
-                    schema.append(type)
-                case .addProperty(let index, let property) where schema.indices.contains(index):
-                    schema[index].properties.append(property)
-                case .changeSchema(let change):
-                    switch change {
-                    case let .renameProperty(index, property, name)
-                        where schema.indices.contains(index) && schema[index].properties.indices.contains(property):
-                        steps.append((commit.version, .renameProperty(table: index, from: schema[index].properties[property].name, to: name)))
-                    case .removeType(let index) where schema.indices.contains(index):
-                        steps.append((commit.version, .removeType(table: index)))
-                    default:
-                        break
-                    }
-                    schema = change.applied(to: schema)
-                default: break
+                case let .changeSchema(.renameProperty(index, property, name))
+                    where schema.indices.contains(index) && schema[index].properties.indices.contains(property):
+                    steps.append((commit.version, .renameProperty(table: index, from: schema[index].properties[property].name, to: name)))
+                case .changeSchema(.removeType(let index)) where schema.indices.contains(index):
+                    steps.append((commit.version, .removeType(table: index)))
+                default:
+                    break
                 }
+                lineage.apply(event)
             }
         }
         return SchemaTrail(table: table, property: property, steps: steps)

@@ -5,8 +5,7 @@
 struct MigrationLineage: Sendable {
     /// The latest version it follows the schema to.
     let through: UInt64
-    /// The schema at ``through``.
-    let schema: [TypeSchema]
-    /// Where ``schema``'s types and properties were at the older version.
+    /// The schema at ``through`` (`lineage.schema`), and where its types
+    /// and properties were at the older version.
     let lineage: SchemaLineage
 }

@@ -95,26 +95,16 @@ extension Store {
     func migrationLineage(since state: StoreState) -> MigrationLineage? {
         let last = committedState().version
         if let kept = migrationLineages.withLock({ $0[state.version] }), kept.through == last { return kept }
-        var schema = state.schema
-        var lineage = SchemaLineage(schema)
+        var lineage = SchemaLineage(state.schema)
         var reader = journal.reader(from: state.version + 1)
         do {
             while reader.nextVersion <= last, let commit = try reader.next() {
-                for event in commit.events {
-                    switch event {
-                    case .defineType(let type): schema.append(type)
-                    case .addProperty(let table, let property) where schema.indices.contains(table):
-                        schema[table].properties.append(property)
-                    case .changeSchema(let change): schema = change.applied(to: schema)
-                    default: continue
-                    }
-                    lineage.apply(event)
-                }
+                for event in commit.events { lineage.apply(event) }
             }
         } catch {
             return nil
         }
-        let found = MigrationLineage(through: last, schema: schema, lineage: lineage)
+        let found = MigrationLineage(through: last, lineage: lineage)
         migrationLineages.withLock { kept in
             if kept.count >= 16 { kept.removeAll() }
             kept[state.version] = found
@@ -129,10 +119,10 @@ extension Store {
     /// - Complexity: as ``migrationLineage(since:)``.
     func propertyRenames(ofType typeName: String, since state: StoreState) -> [String: String]? {
         guard let found = migrationLineage(since: state) else { return nil }
-        guard let table = found.schema.firstIndex(where: { $0.name == typeName }),
+        guard let table = found.lineage.schema.firstIndex(where: { $0.name == typeName }),
               let origin = found.lineage.tables[table] else { return [:] }
         var renames: [String: String] = [:]
-        for (index, property) in found.schema[table].properties.enumerated() {
+        for (index, property) in found.lineage.schema[table].properties.enumerated() {
             guard let was = found.lineage.properties[table][index] else { continue }
             let old = state.schema[origin].properties[was].name
             if old != property.name { renames[property.name] = old }
@@ -158,7 +148,7 @@ extension Store {
         let current = committedState()
         guard state.version < current.version, state.schemaVersion < current.schemaVersion,
               current.tableIndex(named: name) != nil, let found = migrationLineage(since: state),
-              let table = found.schema.firstIndex(where: { $0.name == name }),
+              let table = found.lineage.schema.firstIndex(where: { $0.name == name }),
               let origin = found.lineage.tables[table] else { return nil }
         return .unreadableVersion(type: name, version: state.version, differences: [
             "version \(state.version) calls the type '\(state.schema[origin].name)' (a migration renamed it since)",
