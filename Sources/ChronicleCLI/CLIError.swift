@@ -9,7 +9,8 @@ enum CLIError: Error {
     case unknownCommand(String?)
     /// The file does not exist; exit 66.
     case missingFile(String)
-    /// The journal (or input) is damaged or not a journal; exit 65.
+    /// The journal (or input) is damaged, not a journal, or written by a
+    /// newer Chronicle; exit 65.
     case damaged(String)
     /// Anything else; exit 1.
     case failed(String)
@@ -45,7 +46,7 @@ enum CLIError: Error {
     /// The CLI error for a journal error met while reading `path`.
     static func from(_ error: JournalError, path: String) -> CLIError {
         switch error {
-        case .damaged, .notAJournal, .emptyFile, .unsupportedFormatVersion: .damaged("\(path): \(error)")
+        case .damaged, .notAJournal, .emptyFile, .unsupportedFormatVersion, .writtenByNewerVersion: .damaged("\(path): \(error)")
         default: .failed("\(path): \(error)")
         }
     }

@@ -44,36 +44,59 @@ enum HistoryCommand {
     }
 
     /// The table and key of the object named on the command line: `#N`, or
-    /// the primary-key value of the last object of the type created with it.
+    /// the primary-key value of the last object of the type created with
+    /// it. The type is named as at any version: a migration may have
+    /// renamed it since (or before) the object was created. Returns the
+    /// table's index and the schema at the journal's last version.
     static func find(_ journal: Journal, path: String, type: String, object: Invocation.ObjectName) throws(CLIError) -> (Int, ObjectKey, [TypeSchema]) {
         let text = object.text
         var schema = SchemaTracker()
-        var found: ObjectKey?
-        var table: Int?
-        var primaryKey: PersistedValue?
+        // A stable identity per table (indexes move when a type is removed),
+        // the identities that were ever named `type`, and per identity the
+        // object found (and the primary key it is searched by).
+        var identities: [Int] = []
+        var nextIdentity = 0
+        var named: [Int] = []
+        var found: [Int: ObjectKey] = [:]
+        var primaryKeys: [Int: PersistedValue?] = [:]
         let direct = object.key
         try JournalInput.forEach(journal, path: path, what: "searching") { (commit) throws(CLIError) in
             for event in commit.events {
                 schema.apply(Commit(version: 0, timestamp: commit.timestamp, events: [event]))
-                if table == nil, let index = schema.types.firstIndex(where: { $0.name == type }) {
-                    table = index
-                    if direct == nil {
-                        guard let pk = schema.types[index].primaryKeyIndex else {
-                            throw .usage("\(type) has no primary key; name the object as #N")
-                        }
-                        primaryKey = try parse(text, as: schema.types[index].properties[pk])
-                    }
+                switch event {
+                case .defineType:
+                    identities.append(nextIdentity)
+                    nextIdentity += 1
+                case .changeSchema(.removeType(let table)) where identities.indices.contains(table): identities.remove(at: table)
+                default: break
                 }
-                guard let table, case let .create(t, key, values) = event, t == table else { continue }
-                if let direct, key.rawValue == direct { found = key }
-                if let primaryKey, let pk = schema.types[table].primaryKeyIndex, values.indices.contains(pk), values[pk] == primaryKey {
-                    found = key
+                for (index, id) in zip(schema.types.indices, identities) where schema.types[index].name == type && !named.contains(id) {
+                    named.append(id)
                 }
+                guard case let .create(table, key, values) = event, identities.indices.contains(table),
+                      schema.types.indices.contains(table) else { continue }
+                let id = identities[table]
+                if let direct {
+                    if key.rawValue == direct { found[id] = key }
+                    continue
+                }
+                guard let pk = schema.types[table].primaryKeyIndex, values.indices.contains(pk) else { continue }
+                if primaryKeys[id] == nil { primaryKeys[id] = try? parse(text, as: schema.types[table].properties[pk]) }
+                if let wanted = primaryKeys[id] ?? nil, values[pk] == wanted { found[id] = key }
             }
         }
-        guard let table else { throw .usage("the journal has no type \"\(type)\"") }
-        guard let found else { throw .failed("no \(type) \(text) was ever created in \(path)") }
-        return (table, found, schema.types)
+        guard !named.isEmpty else { throw .usage("the journal has no type \"\(type)\"") }
+        // The type of that name now, or the last one that had it.
+        let id = named.first { identities.firstIndex(of: $0).map { schema.types[$0].name == type } ?? false } ?? named.last!
+        guard let table = identities.firstIndex(of: id) else {
+            throw .failed("\(type) was removed from \(path) by a migration; its history ends there")
+        }
+        if direct == nil {
+            guard let pk = schema.types[table].primaryKeyIndex else { throw .usage("\(type) has no primary key; name the object as #N") }
+            _ = try parse(text, as: schema.types[table].properties[pk])  // says so when the text is not such a key
+        }
+        guard let key = found[id] else { throw .failed("no \(type) \(text) was ever created in \(path)") }
+        return (table, key, schema.types)
     }
 
     static func parse(_ text: String, as property: PropertySchema) throws(CLIError) -> PersistedValue {

@@ -59,6 +59,9 @@ final class CheckpointRecovery: Sendable {
             }
             preconditionFailure("Chronicle: a checkpoint file is damaged, and its journal (\(where_)) can no longer be read "
                                     + "to rebuild it; delete the checkpoint file and reopen the store")
+        } catch JournalFoldError.journal(let error) where error.isWrittenByNewerVersion {
+            // Not damage: say what it is.
+            preconditionFailure("Chronicle: a checkpoint file is damaged, and its journal cannot be read to rebuild it: \(error)")
         } catch {
             preconditionFailure("Chronicle: a checkpoint file is damaged, and so is its journal (\(where_)): \(error). "
                                     + "Restore the journal from a backup; `chronicle verify` shows where it is damaged")

@@ -6,6 +6,14 @@ import Foundation
 /// documents it byte by byte. Decoding is total: malformed input throws
 /// ``BinaryReader/Malformed``, never traps, and never allocates more than the
 /// remaining input can justify.
+///
+/// Forward compatibility rests on the tags: a newer Chronicle adds an event
+/// kind, a schema change, a value type or a property attribute by giving it
+/// a new tag (or flag bit), without raising the journal's format version.
+/// A tag or flag this build does not know throws a `Malformed` whose
+/// `isUnknownTag` is set, which readers report as a journal written by a
+/// newer version (``JournalError/writtenByNewerVersion(version:offset:detail:)``),
+/// never as damage.
 enum EventCodec {
     // Value tags.
     private enum ValueTag: UInt8 {
@@ -143,9 +151,8 @@ enum EventCodec {
 
     static func decodeEvent(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Event {
         let tagOffset = r.offset
-        guard let tag = EventTag(rawValue: try r.byte()) else {
-            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown event tag (written by a newer Chronicle?)")
-        }
+        let rawTag = try r.byte()
+        guard let tag = EventTag(rawValue: rawTag) else { throw .unknownTag(offset: tagOffset, "unknown event tag \(rawTag)") }
         switch tag {
         case .defineType:
             return .defineType(try decodeSchema(&r))
@@ -222,8 +229,9 @@ enum EventCodec {
 
     static func decodeSchemaChange(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> SchemaChange {
         let tagOffset = r.offset
-        guard let tag = SchemaChangeTag(rawValue: try r.byte()) else {
-            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown schema change (written by a newer Chronicle?)")
+        let rawTag = try r.byte()
+        guard let tag = SchemaChangeTag(rawValue: rawTag) else {
+            throw .unknownTag(offset: tagOffset, "unknown schema change tag \(rawTag)")
         }
         switch tag {
         case .removeProperty: return .removeProperty(table: try index(&r), property: try index(&r))
@@ -251,8 +259,9 @@ enum EventCodec {
 
     static func decodeSchema(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> TypeSchema {
         let name = try r.string()
+        let flagsOffset = r.offset
         let flags = try r.byte()
-        guard flags <= 1 else { throw r.fail("type flags \(flags) unknown") }
+        guard flags <= 1 else { throw .unknownTag(offset: flagsOffset, "unknown type flags \(flags)") }
         let count = try r.count(limit: r.remaining / 4)
         var properties: [PropertySchema] = []
         properties.reserveCapacity(count)
@@ -273,18 +282,22 @@ enum EventCodec {
     static func decodeProperty(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> PropertySchema {
         let name = try r.string()
         let typeOffset = r.offset
-        guard let type = PropertyType(rawValue: try r.byte()) else {
-            throw BinaryReader.Malformed(offset: typeOffset, reason: "unknown property type")
-        }
+        let rawType = try r.byte()
+        guard let type = PropertyType(rawValue: rawType) else { throw .unknownTag(offset: typeOffset, "unknown property type \(rawType)") }
         let objectType: String?
         switch try r.byte() {
         case 0: objectType = nil
         case 1: objectType = try r.string()
         case let other: throw r.fail("object-type flag \(other) is neither 0 nor 1")
         }
-        guard let collection = CollectionKind(rawValue: try r.byte()) else { throw r.fail("unknown collection kind") }
+        let collectionOffset = r.offset
+        let rawCollection = try r.byte()
+        guard let collection = CollectionKind(rawValue: rawCollection) else {
+            throw .unknownTag(offset: collectionOffset, "unknown collection kind \(rawCollection)")
+        }
+        let flagsOffset = r.offset
         let flags = try r.byte()
-        guard flags < 16 else { throw r.fail("property flags \(flags) unknown (written by a newer Chronicle?)") }
+        guard flags < 16 else { throw .unknownTag(offset: flagsOffset, "unknown property flags \(flags)") }
         let declaredDefault = flags & 8 != 0 ? try decodeValue(&r) : nil
         return PropertySchema(name: name, type: type, objectType: objectType, collection: collection,
                               isOptional: flags & 1 != 0, isPrimaryKey: flags & 2 != 0, isIndexed: flags & 4 != 0,
@@ -330,9 +343,8 @@ enum EventCodec {
 
     static func decodeValue(_ r: inout BinaryReader, depth: Int = 0) throws(BinaryReader.Malformed) -> PersistedValue {
         let tagOffset = r.offset
-        guard let tag = ValueTag(rawValue: try r.byte()) else {
-            throw BinaryReader.Malformed(offset: tagOffset, reason: "unknown value tag")
-        }
+        let rawTag = try r.byte()
+        guard let tag = ValueTag(rawValue: rawTag) else { throw .unknownTag(offset: tagOffset, "unknown value tag \(rawTag)") }
         switch tag {
         case .null: return .null
         case .boolFalse: return .bool(false)

@@ -11,12 +11,13 @@ public struct AsyncCommits: AsyncSequence, Sendable {
     /// Reading fails with a ``JournalError``.
     public typealias Failure = JournalError
 
-    let core: JournalCore
+    /// Kept alive with the sequence (see ``Journal/Commits``).
+    let journal: Journal
     let from: UInt64
 
     /// A new iterator, reading from the first version of the sequence.
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(reader: CommitReader(core: core, from: from))
+        AsyncIterator(reader: CommitReader(journal: journal, from: from))
     }
 
     /// Yields commits until the end, throwing if reading fails.

@@ -21,7 +21,7 @@ extension Commit {
         do {
             self = try EventCodec.decodeCommit(bytes)
         } catch {
-            throw CommitDecodingError(offset: error.offset, reason: error.reason)
+            throw CommitDecodingError(offset: error.offset, reason: error.reason, isWrittenByNewerVersion: error.isUnknownTag)
         }
     }
 }
@@ -32,6 +32,15 @@ public struct CommitDecodingError: Error, Hashable, Sendable, CustomStringConver
     public var offset: Int
     /// What was wrong there.
     public var reason: String
+    /// Whether decoding stopped at an event kind, value type or schema
+    /// attribute this build does not know, in an otherwise well-formed
+    /// commit: a newer version of Chronicle encoded it (see
+    /// ``JournalError/writtenByNewerVersion(version:offset:detail:)``).
+    public var isWrittenByNewerVersion = false
     /// A readable description, such as `malformed commit at byte 3: unexpected end of data`.
-    public var description: String { "malformed commit at byte \(offset): \(reason)" }
+    public var description: String {
+        isWrittenByNewerVersion
+            ? "commit written by a newer version of Chronicle: \(reason) at byte \(offset); decode it with a newer Chronicle"
+            : "malformed commit at byte \(offset): \(reason)"
+    }
 }

@@ -5,6 +5,9 @@
 /// that were in the journal when the reader was made. After an error, every
 /// later call throws the same error.
 public struct CommitReader: Sendable {
+    /// Kept so that the journal is not closed (its deinit closes it) while
+    /// a reader made from a temporary `Journal` still reads its storage.
+    private let journal: Journal
     private var cursor: RecordCursor
     /// The version the next call to ``next()`` returns.
     public private(set) var nextVersion: UInt64
@@ -14,7 +17,9 @@ public struct CommitReader: Sendable {
 
     /// A reader from `version`. If finding it fails (it lies in a trusted
     /// prefix that turns out damaged), the first ``next()`` throws why.
-    init(core: JournalCore, from version: UInt64) {
+    init(journal: Journal, from version: UInt64) {
+        self.journal = journal
+        let core = journal.core
         nextVersion = version
         do throws(JournalError) {
             let range = try core.readRange(from: version)
@@ -30,7 +35,9 @@ public struct CommitReader: Sendable {
 
     /// The next commit, or `nil` after the last one.
     /// - Throws: ``JournalError/damaged(offset:lastGoodVersion:reason:)`` if the
-    ///   storage no longer holds what the journal wrote; ``JournalError/io(operation:errno:path:)``.
+    ///   storage no longer holds what the journal wrote;
+    ///   ``JournalError/writtenByNewerVersion(version:offset:detail:)`` for a
+    ///   commit a newer Chronicle wrote; ``JournalError/io(operation:errno:path:)``.
     /// - Complexity: O(size of the commit).
     public mutating func next() throws(JournalError) -> Commit? {
         if let error { throw error }
@@ -49,6 +56,8 @@ public struct CommitReader: Sendable {
                 throw .damaged(offset: UInt64(cursor.offset), lastGoodVersion: lastGood, reason: "the journal ends before version \(nextVersion)")
             case .badFrame(let start, let reason), .badPayload(let start, let reason):
                 throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
+            case .newerPayload(let start, let reason):
+                throw .writtenByNewerVersion(version: nextVersion, offset: UInt64(start), detail: reason)
             }
         } catch {
             self.error = error
@@ -64,18 +73,20 @@ extension Journal {
     /// and yields the commits present when it was made. Iteration cannot throw:
     /// on a read failure it ends early and sets ``Iterator/error``.
     public struct Commits: Sequence, Sendable {
-        let core: JournalCore
+        /// Kept alive with the sequence: `Array(try Journal(contentsOf: url).commits())`
+        /// holds the journal in no variable.
+        let journal: Journal
         let from: UInt64
 
-        /// The number of commits the sequence held when asked.
-        public var underestimatedCount: Int {
-            let last = core.state.withLock { $0.lastVersion }
-            return last >= from ? Int(last - from + 1) : 0
-        }
+        /// 0: reading can fail part way (iteration then ends early, see
+        /// ``Iterator/error``), so the sequence promises no count. A count
+        /// it then fell short of would be a broken promise that `Array`
+        /// traps on.
+        public var underestimatedCount: Int { 0 }
 
         /// A new iterator, reading from the first version of the sequence.
         public func makeIterator() -> Iterator {
-            Iterator(reader: CommitReader(core: core, from: from))
+            Iterator(reader: CommitReader(journal: journal, from: from))
         }
 
         /// Yields commits until the end, or until reading fails.

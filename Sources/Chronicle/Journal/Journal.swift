@@ -310,18 +310,18 @@ public final class Journal: Sendable {
     /// (``baseVersion`` + 1).
     /// - Complexity: O(1) to make; each element O(size of that commit).
     public func commits(from version: UInt64 = 1) -> Commits {
-        Commits(core: core, from: max(version, baseVersion + 1))
+        Commits(journal: self, from: max(version, baseVersion + 1))
     }
 
     /// A reader of the commits from `version` on, that throws on failure.
     /// - Complexity: O(1) to make; each ``CommitReader/next()`` O(size of that commit).
     public func reader(from version: UInt64 = 1) -> CommitReader {
-        CommitReader(core: core, from: max(version, baseVersion + 1))
+        CommitReader(journal: self, from: max(version, baseVersion + 1))
     }
 
     /// The commits from `version` on, as an `AsyncSequence` that throws ``JournalError``.
     public func asyncCommits(from version: UInt64 = 1) -> AsyncCommits {
-        AsyncCommits(core: core, from: max(version, baseVersion + 1))
+        AsyncCommits(journal: self, from: max(version, baseVersion + 1))
     }
 
     /// Test seam: hooks that can fail writes and syncs.

@@ -60,6 +60,8 @@ extension JournalCore {
                     end = cursor.offset
                 case .badPayload(let start, let reason):
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
+                case .newerPayload(let start, let reason):
+                    throw .writtenByNewerVersion(version: lastGood + 1, offset: UInt64(start), detail: reason)
                 case .badFrame(let start, let reason):
                     guard holdingProcessLock else { break scan }
                     let cut = try cutTail(at: start, lastGood: lastGood, reason: reason, cursor: &cursor)

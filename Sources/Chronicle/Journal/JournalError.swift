@@ -11,8 +11,8 @@ import Foundation
 ///
 /// Every case says what happened and what to do about it in its
 /// ``description``. Opening errors (``notAJournal(_:)``, ``emptyFile(_:)``,
-/// ``unsupportedFormatVersion(found:supported:)``, ``damaged(offset:lastGoodVersion:reason:)``,
-/// ``locked(_:)``) never modify the file.
+/// ``unsupportedFormatVersion(found:supported:)``, ``writtenByNewerVersion(version:offset:detail:)``,
+/// ``damaged(offset:lastGoodVersion:reason:)``, ``locked(_:)``) never modify the file.
 public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The file does not start with the journal's magic bytes: it is some other kind of file.
     case notAJournal(URL)
@@ -21,6 +21,15 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
     case emptyFile(URL)
     /// The journal was written by a newer format than this build of Chronicle reads.
     case unsupportedFormatVersion(found: UInt16, supported: UInt16)
+    /// The commit of `version` (the record at byte `offset`) was written by
+    /// a newer version of Chronicle: its checksum matches, but it holds an
+    /// event kind, value type or schema attribute this build does not know
+    /// (`detail` says which). Newer Chronicles add such kinds without
+    /// raising the journal's format version, so this, not
+    /// ``unsupportedFormatVersion(found:supported:)``, is how an old build
+    /// meets them. It is not damage: nothing is cut or skipped, and the
+    /// file is left unchanged.
+    case writtenByNewerVersion(version: UInt64, offset: UInt64, detail: String)
     /// The journal is damaged before its end: a record at byte `offset` is invalid
     /// and valid data follows it. Versions `1...lastGoodVersion` are intact.
     case damaged(offset: UInt64, lastGoodVersion: UInt64, reason: String)
@@ -57,6 +66,10 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case .unsupportedFormatVersion(let found, let supported):
             "the journal uses format version \(found), but this build of Chronicle reads format version \(supported) "
                 + "at most. Open it with a newer Chronicle."
+        case .writtenByNewerVersion(let version, let offset, let detail):
+            "version \(version) of the journal (the record at byte \(offset)) was written by a newer version of Chronicle: "
+                + "it holds what this build does not know (\(detail)). Open the journal with a newer Chronicle. "
+                + "It is not damage: Chronicle left the file unchanged, and never cuts or skips such a record."
         case .damaged(let offset, let lastGoodVersion, let reason):
             "the journal is damaged at byte \(offset), after version \(lastGoodVersion): \(reason). "
                 + "Versions 1...\(lastGoodVersion) are intact; Chronicle does not skip damage and left the file unchanged. "
@@ -85,6 +98,11 @@ public enum JournalError: Error, Sendable, Hashable, CustomStringConvertible {
         case .closed:
             "the journal is closed; open it again to use it."
         }
+    }
+
+    /// Whether this is ``writtenByNewerVersion(version:offset:detail:)``.
+    var isWrittenByNewerVersion: Bool {
+        if case .writtenByNewerVersion = self { true } else { false }
     }
 
     static func message(_ code: Int32) -> String {

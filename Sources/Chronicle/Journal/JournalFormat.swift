@@ -16,6 +16,14 @@ import Foundation
 /// so older builds keep reading it), and the compaction point for a
 /// compacted journal (`Store.compact`), whose first commit is a snapshot
 /// with version `base + 1`. v1 headers read as base 0.
+///
+/// The format version describes the framing (header and record layout)
+/// only. It is not raised for a new event kind, schema change, value type
+/// or property attribute: those get a new tag (or flag bit) in the payload,
+/// so a journal that never uses them stays readable by older builds. The
+/// unknown tag is the signal: a build that meets one in a record whose
+/// checksum matches reports ``JournalError/writtenByNewerVersion(version:offset:detail:)``
+/// and never treats the record as damage or a torn tail (see `EventCodec`).
 enum JournalFormat {
     static let magic: [UInt8] = Array("CHRNCLJ\0".utf8)
     /// The newest format version this build reads (and writes, for compacted journals).

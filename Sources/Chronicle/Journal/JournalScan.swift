@@ -12,9 +12,13 @@ import Foundation
 /// A record whose checksum matches but does not carry the next version is
 /// damage wherever it is: a torn write cannot produce a matching checksum.
 /// The scan decodes only each commit's version; a checksummed record whose
-/// events do not decode (only a bug or a crafted file makes one) is reported
-/// as damage, with its offset, when it is read — by the fold, a reader, or
-/// `chronicle verify`.
+/// events do not decode is reported when it is read — by the fold, a reader,
+/// or `chronicle verify`: as
+/// ``JournalError/writtenByNewerVersion(version:offset:detail:)`` when it
+/// holds a tag this build does not know (a newer Chronicle wrote it), as
+/// damage, with its offset, otherwise (only a bug or a crafted file makes
+/// one). Neither is ever cut: only a record whose checksum does not match
+/// can be a torn tail.
 ///
 /// Given a ``JournalPrefix`` that fits the file, the scan starts after the
 /// prefix's last record instead, with the same rules; the prefix is left to
@@ -80,6 +84,8 @@ struct JournalScan {
                 offsets.append(start)
             case .badPayload(let start, let reason):
                 throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: reason)
+            case .newerPayload(let start, let reason):
+                throw .writtenByNewerVersion(version: lastGood + 1, offset: UInt64(start), detail: reason)
             case .badFrame(let start, let reason):
                 switch try cursor.validRecord(after: start) {
                 case .found(let next):

@@ -20,6 +20,10 @@ struct RecordCursor: Sendable {
         /// The record at `start` is whole and its checksum matches, but its
         /// payload is not a commit this build can decode.
         case badPayload(start: Int, reason: String)
+        /// The record at `start` is whole and its checksum matches, and its
+        /// payload holds a tag this build does not know: a newer Chronicle
+        /// wrote it. Never damage, never a torn tail: nobody may cut it.
+        case newerPayload(start: Int, reason: String)
     }
 
     static let chunkSize = 128 * 1024
@@ -78,6 +82,8 @@ struct RecordCursor: Sendable {
         switch result {
         case nil:
             return .badFrame(start: start, reason: "the record's checksum does not match its contents")
+        case .failure(let malformed)? where malformed.isUnknownTag:
+            return .newerPayload(start: start, reason: "\(malformed.reason) at byte \(malformed.offset) of the commit")
         case .failure(let malformed)?:
             return .badPayload(start: start, reason: "the record's checksum matches but its commit does not decode (\(malformed))")
         case .success(let payload)?:

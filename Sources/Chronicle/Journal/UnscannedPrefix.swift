@@ -99,6 +99,8 @@ struct UnscannedPrefix: Sendable, Equatable {
                 offsets.append(start)
             case .badFrame(let start, let reason), .badPayload(let start, let reason):
                 throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: "\(reason) (\(vouched))")
+            case .newerPayload(let start, let reason):
+                throw .writtenByNewerVersion(version: lastGood + 1, offset: UInt64(start), detail: reason)
             }
         }
     }

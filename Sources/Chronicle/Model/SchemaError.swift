@@ -20,6 +20,12 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The migration closure threw (or asked for a change the journal
     /// cannot make); nothing was written.
     case migrationFailed(from: UInt64, to: UInt64, reason: String)
+    /// A model class cannot read an older version of the store (through
+    /// ``Store/frozen(at:)-(UInt64)``): a migration since changed the type,
+    /// and the class declares it as it is now. Read that version without
+    /// the class, by type and property name
+    /// (``FrozenStore/objects(ofType:)``).
+    case unreadableVersion(type: String, version: UInt64, differences: [String])
 
     /// A readable description, for logs and test failures.
     public var description: String {
@@ -38,6 +44,12 @@ public enum SchemaError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .newerSchemaVersion(journal, app):
             "the journal has schema version \(journal), newer than this app's \(app) (Configuration.schemaVersion): "
                 + "a newer version of the app wrote it, and this one must not write into it. Update the app."
+        case let .unreadableVersion(type, version, differences):
+            "the class \(type) cannot read version \(version) of the store, which a migration changed since: "
+                + differences.joined(separator: "; ") + ". Reading it would give wrong values. "
+                + "Read that version by type and property name instead: "
+                + "try store.frozen(at: \(version)).objects(ofType: \"\(type)\") gives each object's values as it had them "
+                + "(snapshot[\"property\"]), and frozen.state.schema the type as it was then."
         case let .migrationFailed(from, to, reason):
             "the migration from schema version \(from) to \(to) failed, and the journal is unchanged: \(reason)"
         case let .duplicateTypeName(name):

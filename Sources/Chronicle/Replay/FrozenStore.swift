@@ -37,6 +37,67 @@ public struct FrozenStore: Sendable {
                                                                        forPrimaryKey key: KeyType) -> Element? {
         store.object(ofType: type, forPrimaryKey: key, in: state, frozen: state)
     }
+
+    // MARK: Reading without the model classes
+
+    /// Throws unless `type` can read this version.
+    ///
+    /// A version before a migration was written with the schema of its
+    /// time. Today's class reads it by property name where the two agree:
+    /// a property the migration removed since is not read, one it added
+    /// reads its declared default. Where the class declares a property
+    /// otherwise than this version does (another type, or a name a
+    /// migration gave it since), or its type had another name then,
+    /// reading through the class would give wrong values, and ``objects(_:)`` stops the program instead. This
+    /// says so beforehand.
+    ///
+    /// - Throws: ``StoreError/schema(_:)`` with
+    ///   ``SchemaError/unreadableVersion(type:version:differences:)`` (at an
+    ///   older version) or ``SchemaError/mismatch(type:differences:)``
+    ///   naming the type and each property that differs.
+    /// - Complexity: O(properties of the class and the types it links to).
+    public func checkReadable(_ type: ObjectBase.Type) throws(StoreError) {
+        let metadata: ClassMetadata
+        do { metadata = try ClassMetadata.of(type) } catch { throw .schema(error) }
+        if let problem = store.madeBindings.withLock({ store.readProblem(metadata, in: state, made: $0) }) {
+            throw .schema(problem)
+        }
+    }
+
+    /// Every object of the type named `typeName` as it was at this
+    /// version, with its values by property name — readable whatever the
+    /// model classes declare now. `nil` when the type did not exist then.
+    ///
+    /// ```swift
+    /// let past = try store.frozen(at: 12)          // before `age` became a Double
+    /// for pet in past.objects(ofType: "Pet") ?? [] {
+    ///     print(pet["name"] ?? .null, pet["age"] ?? .null)   // .int(3)
+    /// }
+    /// ```
+    ///
+    /// - Complexity: O(objects of the type).
+    public func objects(ofType typeName: String) -> [ObjectSnapshot]? {
+        guard let table = state.tableIndex(named: typeName) else { return nil }
+        return state.objects(table: table).map { key, record in state.snapshot(TableKey(table: table, key: key), record) }
+    }
+
+    /// The object of the type named `typeName` whose primary key was `key`
+    /// at this version, with its values by property name; `nil` if there
+    /// was none (or the type had no primary key then).
+    /// - Complexity: O(1) expected.
+    public func object(ofType typeName: String, forPrimaryKey key: PersistedValue) -> ObjectSnapshot? {
+        guard let table = state.tableIndex(named: typeName), let found = state.key(table: table, primaryKey: key),
+              let record = state.object(table: table, key: found) else { return nil }
+        return state.snapshot(TableKey(table: table, key: found), record)
+    }
+}
+
+extension ObjectSnapshot {
+    /// The value of the property named `name`, or `nil` if the object's
+    /// type had no such property.
+    public subscript(name: String) -> PersistedValue? {
+        values.first { $0.name == name }?.value
+    }
 }
 
 extension Store {

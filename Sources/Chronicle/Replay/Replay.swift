@@ -23,6 +23,12 @@ import Foundation
 /// ``skippedEvents`` (attributed to an excluded commit) instead of failing
 /// the replay; the others apply. Types and properties are renumbered when a
 /// schema event did not happen.
+///
+/// A migration replays onto the state without the excluded commits: the
+/// fold recomputes what its schema changes do. The values its closure set
+/// cannot be recomputed, so a migration that set values of an object an
+/// excluded commit changed stops the replay before it
+/// (``StoreError/migrationDependsOnExcludedCommit(migration:excluded:type:)``).
 public final class Replay: Sendable {
     /// The in-memory store the commits are folded into.
     public let store: Store
@@ -68,7 +74,10 @@ public final class Replay: Sendable {
     /// dispatches its change set to the store's observers.
     ///
     /// - Returns: what was folded, or `nil` when the replay is finished.
-    /// - Throws: ``StoreError/journal(_:)`` when the source cannot be read.
+    /// - Throws: ``StoreError/journal(_:)`` when the source cannot be read;
+    ///   ``StoreError/migrationDependsOnExcludedCommit(migration:excluded:type:)``
+    ///   when the next commit is a migration whose recorded values follow
+    ///   from an excluded commit (the replay then stays before it).
     /// - Complexity: O(size of the commit).
     @discardableResult
     public func step() throws(StoreError) -> ReplayStep? {
@@ -76,9 +85,17 @@ public final class Replay: Sendable {
         defer { store.writer.unlock() }
         let folded = try progress.withLock { (progress) throws(StoreError) -> (ReplayStep, StoreState, StoreState)? in
             guard progress.reader.nextVersion <= lastVersion else { return nil }
+            let reader = progress.reader
             let next: Commit?
             do throws(JournalError) { next = try progress.reader.next() } catch { throw .journal(error) }
             guard let commit = next else { return nil }
+            if !excluded.contains(commit.version), !progress.exclusions.isEmpty {
+                do throws(StoreError) { try checkMigration(commit, progress) } catch {
+                    // Stay before the commit: stepping again meets it again.
+                    progress.reader = reader
+                    throw error
+                }
+            }
             return try fold(commit, &progress)
         }
         guard let (step, old, new) = folded else { return nil }
@@ -157,6 +174,28 @@ public final class Replay: Sendable {
         progress.skipped.append(contentsOf: skipped)
         return (ReplayStep(commit: commit, version: replayed.version, isExcluded: isExcluded, changes: changes,
                            skippedEvents: skipped), base, state)
+    }
+
+    /// Throws if `commit` is a migration that sets values of an object an
+    /// excluded commit changed: its closure may have read them, and its
+    /// recorded values do not follow from the replayed state. What a
+    /// migration changes by its schema changes alone (a conversion, a
+    /// default, a rename) is recomputed by the fold, and needs no check.
+    /// - Complexity: O(events of the commit) when it is a migration, O(1)
+    ///   for the first event otherwise.
+    private func checkMigration(_ commit: Commit, _ progress: Progress) throws(StoreError) {
+        guard commit.metadata[Store.MigrationMetadata.fromKey] != nil
+                || commit.events.contains(where: { if case .changeSchema = $0 { true } else { false } }) else { return }
+        for event in commit.events {
+            guard let target = event.target,
+                  let match = progress.exclusions.last(where: { $0.objects.contains(TableKey(table: target.table, key: target.key)) })
+            else { continue }
+            // Named as the replay has the type before the migration.
+            let schema = store.committedState().schema
+            let table = (try? progress.remapping.map(event).get())?.target?.table
+            let type = table.flatMap { schema.indices.contains($0) ? schema[$0].name : nil } ?? "type \(target.table)"
+            throw .migrationDependsOnExcludedCommit(migration: commit.version, excluded: match.version, type: type)
+        }
     }
 
     /// The excluded commit an inapplicable event is blamed on.

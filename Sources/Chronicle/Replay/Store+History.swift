@@ -42,13 +42,18 @@ extension Store {
     /// ```
     ///
     /// - Precondition: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
-    /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read.
+    /// - Throws: ``StoreError/journal(_:)`` if the journal cannot be read;
+    ///   ``StoreError/schema(_:)`` with ``SchemaError/unreadableVersion(type:version:differences:)``
+    ///   when a migration changed the property's type, and its earlier values
+    ///   are not `Value`s (the untyped history has them).
     /// - Complexity: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
     public func history<Root: ObjectBase, Value: _PrimitivePersistable>(
         of object: Root, keyPath: KeyPath<Root, Value>
     ) throws(StoreError) -> [TypedHistoryEntry<Value>] {
-        try history(of: object, keyPath: keyPath as PartialKeyPath<Root>).map { entry in
-            TypedHistoryEntry(entry) { Self.typed($0, as: Value.self, property: entry.property, of: Root.self) }
+        try history(of: object, keyPath: keyPath as PartialKeyPath<Root>).map { (entry) throws(StoreError) in
+            try TypedHistoryEntry(entry) { (value) throws(StoreError) in
+                try Self.typed(value, as: Value.self, entry: entry, of: Root.self)
+            }
         }
     }
 
@@ -57,19 +62,25 @@ extension Store {
     public func history<Root: ObjectBase, Value: _PrimitivePersistable>(
         of object: Root, keyPath: KeyPath<Root, Value?>
     ) throws(StoreError) -> [TypedHistoryEntry<Value?>] {
-        try history(of: object, keyPath: keyPath as PartialKeyPath<Root>).map { entry in
-            TypedHistoryEntry(entry) { value in
+        try history(of: object, keyPath: keyPath as PartialKeyPath<Root>).map { (entry) throws(StoreError) in
+            try TypedHistoryEntry(entry) { (value) throws(StoreError) -> Value? in
                 if case .null = value { return nil }
-                return Self.typed(value, as: Value.self, property: entry.property, of: Root.self)
+                return try Self.typed(value, as: Value.self, entry: entry, of: Root.self)
             }
         }
     }
 
-    /// `value` as a `Value`; the schema guarantees it is one.
-    private static func typed<Value: _PrimitivePersistable>(_ value: PersistedValue, as _: Value.Type, property: String,
-                                                            of root: ObjectBase.Type) -> Value {
+    /// `value` as a `Value`. The schema guarantees it is one since the
+    /// last migration that changed the property's type; before it, the
+    /// property held other values.
+    private static func typed<Value: _PrimitivePersistable>(_ value: PersistedValue, as _: Value.Type, entry: PropertyHistoryEntry,
+                                                            of root: ObjectBase.Type) throws(StoreError) -> Value {
         guard let typed = Value(_primitive: value) else {
-            preconditionFailure("Chronicle: the history of \(root).\(property) holds \(value), which is not a \(Value.self)")
+            throw .schema(.unreadableVersion(type: "\(root)", version: entry.version, differences: [
+                "the history of '\(entry.property)' holds \(value) around version \(entry.version), which is not a \(Value.self): "
+                    + "a migration changed the property's type since. Its untyped history "
+                    + "(history(of:keyPath:) with the key path as a PartialKeyPath<\(root)>) gives every value as it was",
+            ]))
         }
         return typed
     }
@@ -82,7 +93,8 @@ extension Store {
     /// - Complexity: as ``history(of:keyPath:)-(_,PartialKeyPath<Root>)``.
     public func history(of object: ObjectBase) throws(StoreError) -> [ObjectHistoryEntry] {
         let (table, key) = locate(object)
-        return try timeTravel.history(table: table, key: key, through: committedState().version)
+        let state = committedState()
+        return try timeTravel.history(table: table, key: key, through: state.version, followingMigrations: state.schemaVersion > 0)
     }
 
     /// The objects inserted, deleted and changed (old → new) between two

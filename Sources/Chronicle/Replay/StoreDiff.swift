@@ -32,6 +32,13 @@ public struct ObjectDiff: Sendable, Hashable {
 /// Only the end points count: an object created and deleted in between
 /// appears nowhere, and a property changed and changed back is not listed.
 /// Lists are ordered by table, then key.
+///
+/// Across a migration, objects are compared by identity: a property or
+/// type renamed in between is named as at the later version, and what the
+/// migration changed on its own is listed like any change — a retyped
+/// value converted, an added property's default (old value `.null`), a
+/// removed property's value (new value `.null`). The objects of a type
+/// removed in between are ``deleted``.
 public struct StoreDiff: Sendable, Hashable {
     /// The version compared from.
     public let from: UInt64
@@ -43,9 +50,10 @@ public struct StoreDiff: Sendable, Hashable {
     public let deleted: [ObjectSnapshot]
     /// Objects that exist at both and whose values differ.
     public let modified: [ObjectDiff]
-    /// The ``Event/defineType(_:)`` and ``Event/addProperty(table:_:)`` events
-    /// committed between the two versions. A property added in between is
-    /// listed here, not as a change of every object.
+    /// The schema events committed between the two versions:
+    /// ``Event/defineType(_:)``, ``Event/addProperty(table:_:)`` and a
+    /// migration's ``Event/changeSchema(_:)``. They tell a property added
+    /// (or removed) in between from one that held `.null`.
     public let schemaChanges: [Event]
 
     /// Whether nothing differs.

@@ -1,51 +1,74 @@
-/// Following a property across the migrations that renamed it.
+/// Following a table and a property back across the migrations that
+/// renamed them or moved them to another table index.
 extension TimeTravel {
-    /// One rename of a property of a table, in the commit `version`.
-    struct PropertyRename {
-        let version: UInt64
-        let from: String
-        let to: String
+    /// Where a table (and one of its properties) of the last version was at
+    /// earlier versions: the migrations between can have renamed the
+    /// property, renamed the type (its index stays) or removed a type
+    /// before it (its index moves down).
+    struct SchemaTrail {
+        /// One schema change that moves the table or renames the property, in commit `version`.
+        enum Step {
+            case removeType(table: Int)
+            case defineType(table: Int)
+            case renameProperty(table: Int, from: String, to: String)
+        }
+
+        /// The table and property name at the last version.
+        let table: Int
+        let property: String?
+        /// The steps after the start, oldest first.
+        let steps: [(version: UInt64, step: Step)]
+
+        /// The table index and property name at `version`, or `nil` when
+        /// the table did not exist yet then.
+        /// - Complexity: O(steps after `version`): a migration or two.
+        func location(at version: UInt64) -> (table: Int, property: String?)? {
+            var table = self.table
+            var property = self.property
+            for (stepVersion, step) in steps.reversed() where stepVersion > version {
+                switch step {
+                case .removeType(let removed):
+                    if table >= removed { table += 1 }
+                case .defineType(let defined):
+                    if table == defined { return nil }
+                case let .renameProperty(renamed, from, to):
+                    if renamed == table && property == to { property = from }
+                }
+            }
+            return (table, property)
+        }
     }
 
-    /// The renames of `table`'s properties in the commits after `state`
-    /// through `last`, in order, read from the commits' schema events alone
-    /// (no fold).
+    /// The trail of `table` (and its property `property`, as named at
+    /// `last`) through the commits after `state` through `last`, read from
+    /// the commits' schema events alone (no fold).
     ///
     /// - Complexity: O(commits read); a journal never migrated is read only
     ///   if the caller cannot tell (see ``Store/history(of:keyPath:)``).
-    func propertyRenames(table: Int, after state: StoreState, through last: UInt64) throws(StoreError) -> [PropertyRename] {
-        var schema = state.schema
-        var renames: [PropertyRename] = []
+    func trail(table: Int, property: String?, after state: StoreState, through last: UInt64) throws(StoreError) -> SchemaTrail {
+        var lineage = SchemaLineage(state.schema)
+        var steps: [(version: UInt64, step: SchemaTrail.Step)] = []
         var reader = journal.reader(from: state.version + 1)
         while true {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
             guard let commit = next, commit.version <= last else { break }
             for event in commit.events {
+                let schema = lineage.schema
                 switch event {
-                case .defineType(let type): schema.append(type)
-                case .addProperty(let index, let property) where schema.indices.contains(index):
-                    schema[index].properties.append(property)
-                case .changeSchema(let change):
-                    if case let .renameProperty(index, property, name) = change, index == table,
-                       schema.indices.contains(index), schema[index].properties.indices.contains(property) {
-                        renames.append(PropertyRename(version: commit.version, from: schema[index].properties[property].name, to: name))
-                    }
-                    schema = change.applied(to: schema)
-                default: break
+                case .defineType:
+                    steps.append((commit.version, .defineType(table: schema.count)))
+                case let .changeSchema(.renameProperty(index, property, name))
+                    where schema.indices.contains(index) && schema[index].properties.indices.contains(property):
+                    steps.append((commit.version, .renameProperty(table: index, from: schema[index].properties[property].name, to: name)))
+                case .changeSchema(.removeType(let index)) where schema.indices.contains(index):
+                    steps.append((commit.version, .removeType(table: index)))
+                default:
+                    break
                 }
+                lineage.apply(event)
             }
         }
-        return renames
-    }
-}
-
-extension Array where Element == TimeTravel.PropertyRename {
-    /// The name that the property called `name` at the end had in the
-    /// state of `version`: renames after `version` undone, newest first.
-    func name(_ name: String, at version: UInt64) -> String {
-        var name = name
-        for rename in reversed() where rename.version > version && rename.to == name { name = rename.from }
-        return name
+        return SchemaTrail(table: table, property: property, steps: steps)
     }
 }

@@ -29,12 +29,12 @@ extension TypedHistoryEntry: Hashable where Value: Hashable {}
 
 extension TypedHistoryEntry {
     /// `entry` with its values converted by `convert`.
-    init(_ entry: PropertyHistoryEntry, _ convert: (PersistedValue) -> Value) {
+    init(_ entry: PropertyHistoryEntry, _ convert: (PersistedValue) throws(StoreError) -> Value) throws(StoreError) {
         version = entry.version
         timestamp = entry.timestamp
         label = entry.label
         property = entry.property
-        oldValue = entry.oldValue.map(convert)
-        newValue = entry.newValue.map(convert)
+        oldValue = try entry.oldValue.map(convert)
+        newValue = try entry.newValue.map(convert)
     }
 }

@@ -7,7 +7,10 @@ extension Store {
         let id = ObjectIdentifier(metadata.type)
         return bindings.withLock { bindings in
             if let cached = bindings[id], Self.isCurrent(cached, in: state) { return cached }
-            guard let index = state.tableIndex(named: metadata.name) else { return nil }
+            guard let index = state.tableIndex(named: metadata.name) else {
+                checkTypeNotRenamed(metadata, in: state)
+                return nil
+            }
             // A binding once made is kept for the store's life (a live handle
             // holds its table unretained, see `ObjectBase.liveTable`), and
             // reused when its schema is current again: reading alternately

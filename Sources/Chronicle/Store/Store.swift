@@ -46,6 +46,9 @@ public final class Store: Sendable {
     /// per class and schema it was bound in, so a few. Taken only when
     /// `bindings` has no current one (under its lock).
     let madeBindings = Locked<[TableBinding]>([])
+    /// Per older version a class was bound in, what the migrations since
+    /// did to its schema (see ``migrationLineage(since:)``).
+    let migrationLineages = Locked<[UInt64: MigrationLineage]>([:])
     /// Per table, the lowest object key no write of this process handed out
     /// yet, committed or rolled back (see ``Transaction/newKey(table:)``).
     let keyHighWater = Locked<[Int: Int64]>([:])

@@ -15,6 +15,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     /// (or another store in this process) has it open: `Store.compact`
     /// replaces the file, and the others would go on appending to the old one.
     case sharedWithOtherProcesses(operation: String)
+    /// A ``Replay`` reached the migration of source commit `migration`,
+    /// which set values of an object (of type `type`) that the excluded
+    /// commit `excluded` changed before it. The migration closure computed
+    /// those values from what that commit wrote, and cannot run again: its
+    /// recorded values, replayed without the commit, would be values that
+    /// never existed. The replay stops before the migration.
+    case migrationDependsOnExcludedCommit(migration: UInt64, excluded: UInt64, type: String)
 
     /// The error a fold of the journal's commits stopped with.
     init(_ failure: JournalFoldError) {
@@ -33,6 +40,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case let .versionOutOfRange(requested, available):
             "version \(requested) does not exist; this store has versions \(available.lowerBound)...\(available.upperBound)"
         case .frozen(let what): "\(what) is frozen and cannot change"
+        case let .migrationDependsOnExcludedCommit(migration, excluded, type):
+            "the migration in commit \(migration) set values of a \(type) that the excluded commit \(excluded) changed: "
+                + "the migration computed them from what commit \(excluded) wrote, so replaying it without that commit would give "
+                + "values that never existed. The replay stopped before commit \(migration); replay through version \(migration - 1) "
+                + "only, or exclude no commit before the migration that changed the objects it sets"
         case .sharedWithOtherProcesses(let operation):
             "\(operation) was refused: another process (or another Store in this process) has the journal open, and "
                 + "\(operation) needs it alone. Close the store in the other processes first; nothing was changed."

@@ -14,7 +14,29 @@ struct BinaryReader {
         /// Offset, from the start of the buffer, where decoding failed.
         let offset: Int
         let reason: String
+        /// Whether decoding stopped at a tag (or flag bits) this build does
+        /// not know, in otherwise well-formed input: what a newer Chronicle
+        /// writes when it adds an event kind, a value type or a property
+        /// attribute, rather than damage.
+        let isUnknownTag: Bool
         var description: String { "malformed data at byte \(offset): \(reason)" }
+
+        init(offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+            isUnknownTag = false
+        }
+
+        private init(unknownTagAt offset: Int, reason: String) {
+            self.offset = offset
+            self.reason = reason
+            isUnknownTag = true
+        }
+
+        /// A tag (or flag bits) at `offset` that this build does not know.
+        static func unknownTag(offset: Int, _ reason: String) -> Malformed {
+            Malformed(unknownTagAt: offset, reason: reason)
+        }
     }
 
     private let buffer: UnsafeRawBufferPointer

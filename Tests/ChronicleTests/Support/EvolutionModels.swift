@@ -189,6 +189,22 @@ enum PetAsAnimal {
     }
 }
 
+/// `Pet` renamed to `Animal`, and its `age` to `years`.
+enum PetAsAnimalYears {
+    final class Animal: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted(indexed: true) var years = 0
+        @Persisted var nickname: String?
+        @Persisted var owner: Owner?
+    }
+    final class Owner: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var pets: List<Animal>
+    }
+}
+
 /// `Owner` is gone; a pet's `keeper` links to a new type, and its home is
 /// an embedded object now.
 enum PetKept {
@@ -230,6 +246,8 @@ extension PetReshaped.Pet: @unchecked Sendable {}
 extension PetReshaped.Owner: @unchecked Sendable {}
 extension PetAsAnimal.Animal: @unchecked Sendable {}
 extension PetAsAnimal.Owner: @unchecked Sendable {}
+extension PetAsAnimalYears.Animal: @unchecked Sendable {}
+extension PetAsAnimalYears.Owner: @unchecked Sendable {}
 extension PetKept.Pet: @unchecked Sendable {}
 extension PetKept.Keeper: @unchecked Sendable {}
 extension HomeV1.Resident: @unchecked Sendable {}
