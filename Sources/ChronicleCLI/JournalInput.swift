@@ -40,13 +40,35 @@ enum JournalInput {
     /// Standard output is flushed after each batch, so that a pipe or a file
     /// sees the lines at once. Waiting costs nothing: the journal wakes on a
     /// file-change notification (``Journal/waitForCommits(after:timeout:)``).
+    ///
+    /// A reader holds no lock, so another process may compact the journal
+    /// (`Store.compact()` renames a new file over it) while this follows.
+    /// Each second without commits, the path is checked: when it names
+    /// another file, following goes on in the new one, after a note on
+    /// standard error. When the new file's snapshot holds commits this had
+    /// not printed yet (it fell behind before the compaction), it stops with
+    /// an error saying so rather than skip them silently.
     static func follow(_ journal: Journal, path: String, after version: UInt64,
                        _ body: (Commit) throws(CLIError) -> Void, batchDone: () -> Void = {}) throws(CLIError) -> Never {
+        var journal = journal
+        var file = FileIdentity(path)
         var seen = version
         allowInterruption()
         fflush(nil)
         while true {
-            do { _ = try journal.waitForCommits(after: seen) } catch { throw CLIError.from(error, path: path) }
+            let woken: Bool
+            do { woken = try journal.waitForCommits(after: seen, timeout: .seconds(1)) } catch { throw CLIError.from(error, path: path) }
+            if !woken {
+                let now = FileIdentity(path)
+                guard now != file, now != nil else { continue }
+                journal = try open(path)
+                file = now
+                guard journal.baseVersion + 1 <= seen else {
+                    throw .failed("\(path) was compacted into a snapshot at version \(journal.baseVersion + 1) while --follow had read up to \(seen); commits \(seen + 1)...\(journal.baseVersion + 1) are now only in the snapshot: run the command again")
+                }
+                FileHandle.standardError.write(Data("chronicle: \(path) was compacted (history before version \(journal.baseVersion + 1) is a snapshot now); following the new file\n".utf8))
+                continue
+            }
             var reader = journal.reader(from: seen + 1)
             while true {
                 let next: Commit?
@@ -57,6 +79,19 @@ enum JournalInput {
             }
             batchDone()
             fflush(nil)
+        }
+    }
+
+    /// Which file a path names (device and inode), to see a file renamed over it.
+    private struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+
+        init?(_ path: String) {
+            var info = stat()
+            guard stat(path, &info) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
         }
     }
 

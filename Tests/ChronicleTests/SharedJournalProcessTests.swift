@@ -244,6 +244,28 @@ struct SharedJournalProcessTests {
         writer.quit()
     }
 
+    /// A reader holds no lock, so a store may compact the journal while
+    /// `log --follow` reads it: the follower notices the new file and goes
+    /// on printing the commits that come after the compaction.
+    @Test(.timeLimit(.minutes(2)))
+    func chronicleLogFollowGoesOnAfterACompaction() throws {
+        let url = try JournalFixtures.journalURL()
+        let store = try Store(configuration: .init(fileURL: url, objectTypes: [SharedItem.self]))
+        try store.write { store.create(SharedItem.self, value: ["id": 1, "score": 0]) }
+        let item = try #require(store.object(ofType: SharedItem.self, forPrimaryKey: 1))
+        try store.write { item.score = 1 }
+        let log = try SharingProcess(executable: "chronicle", ["log", url.path, "--follow"], ready: "    3")
+        try store.compact()
+        try store.write { item.score = 2 }
+        let line = log.next("    4", timeout: 20)
+        #expect(line?.contains("score") == true)
+        try store.write { item.name = "Ann" }
+        #expect(log.next("    5", timeout: 20)?.contains("name") == true)
+        #expect(log.process.isRunning)
+        log.kill(SIGINT)
+        try store.close()
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func chronicleStateFollowPrintsTheNewestState() throws {
         let url = try JournalFixtures.journalURL()
