@@ -1,7 +1,7 @@
 // Chronicle's benchmarks, side by side with GRDB. Build in release:
 //   swift run -c release --package-path Benchmarks ChronicleBenchmarks [--quick] [--rounds N] [group...]
 // With no group, every side-by-side and Chronicle-only group runs (not
-// `journal`, `replay`, `sharing` or `scale`, which run in process and only when named). Each group runs in child processes
+// `journal`, `replay`, `sharing`, `scale` or `memory`, which run in process and only when named). Each group runs in child processes
 // of this executable, one per side (see Harness.swift).
 import Foundation
 
@@ -41,6 +41,10 @@ if arguments.first == "--probe" {
     exit(0)
 }
 
+if arguments.first == "--memory-child" {
+    try MemoryProbe.runChild(Array(arguments.dropFirst()))
+}
+
 if arguments.first == "--scale-child" {
     try ScaleCurve.runChild(Array(arguments.dropFirst()))
 }
@@ -61,10 +65,11 @@ if arguments.contains("-h") || arguments.contains("--help") {
     print("  journal      (only when named) journal append/read throughput, in process")
     print("  replay       (only when named) open a 1M-event journal with/without a checkpoint; frozen(at:)")
     print("  sharing      (only when named) several processes on one store: commit-to-observer wake-up, durable commits")
+    print("  memory       (only when named) resident memory per object for each value kind (200k objects of one property, folded)")
     print("  scale        (only when named) 100k and 1M players (10M with --10m): open with/without a checkpoint, read one/all, resident memory")
     exit(0)
 }
-let known = Set(workloads.map(\.id) + ["journal", "replay", "sharing", "scale"])
+let known = Set(workloads.map(\.id) + ["journal", "replay", "sharing", "scale", "memory"])
 let unknown = arguments.filter { !known.contains($0) }
 guard unknown.isEmpty else {
     print("unknown benchmark group(s): \(unknown.joined(separator: ", ")); known: \(known.sorted().joined(separator: ", "))")
@@ -79,7 +84,7 @@ print("Chronicle vs GRDB 7.10.0 — \(options.quick ? "quick smoke run" : "full 
 print("p50 / p99: per operation where a figure is one operation, otherwise over the runs (\(options.runs) runs after \(options.warmups) warm-up; slow workloads \(options.slowRuns)).")
 if options.rounds > 1 { print("\(options.rounds) rounds, the sides alternating: medians of the rounds; each ratio the median of the rounds' own.") }
 print("GRDB/Chronicle above 1 means Chronicle is faster (or smaller).")
-let inProcess = ["journal", "replay", "sharing", "scale"]
+let inProcess = ["journal", "replay", "sharing", "scale", "memory"]
 let selected = workloads.filter { arguments.isEmpty || arguments.contains($0.id) }
 if arguments.isEmpty || !arguments.allSatisfy(inProcess.contains) {
     try Harness.runParent(selected, options: options)
@@ -91,6 +96,10 @@ if arguments.contains("journal") {
 if arguments.contains("replay") {
     print("\n== replay")
     try ReplayBenchmarks.run()
+}
+if arguments.contains("memory") {
+    print("\n== memory")
+    try MemoryProbe.run(count: options.quick ? 20_000 : 200_000, directory: root)
 }
 if arguments.contains("scale") {
     print("\n== scale")
