@@ -25,6 +25,10 @@ final class CommitReadAhead: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var ready: [[Commit]] = []
+    /// Batches the folding thread is done with, for the reading thread to
+    /// free: their memory came from its allocator arena, and freeing it
+    /// there is cheaper and off the folding thread's path.
+    private var spent: [[Commit]] = []
     private var failure: JournalError?
     private var isDone = false
     private var isCancelled = false
@@ -61,6 +65,8 @@ final class CommitReadAhead: @unchecked Sendable {
             }
             condition.lock()
             while ready.count >= Self.capacity, !isCancelled { condition.wait() }
+            var freeing = spent
+            spent = []
             if isCancelled { ended = true }
             if !batch.isEmpty, !isCancelled { ready.append(batch) }
             if ended {
@@ -68,14 +74,17 @@ final class CommitReadAhead: @unchecked Sendable {
             }
             condition.broadcast()
             condition.unlock()
+            freeing.removeAll()
         }
     }
 
     /// The next batch, in journal order; `nil` once every commit was taken.
+    /// `done` is the batch before, handed back to be freed.
     /// - Throws: the reader's error, after the commits before it.
-    func next() throws(JournalError) -> [Commit]? {
+    func next(handingBack done: consuming [Commit]) throws(JournalError) -> [Commit]? {
         condition.lock()
         defer { condition.unlock() }
+        if !done.isEmpty, !isDone { spent.append(done) }
         while ready.isEmpty, !isDone { condition.wait() }
         if !ready.isEmpty {
             condition.broadcast()

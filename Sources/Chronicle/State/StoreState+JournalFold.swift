@@ -62,10 +62,12 @@ extension StoreState {
         if reader.remainingBytes >= CommitReadAhead.minimumBytes {
             let ahead = CommitReadAhead(reader, through: last)
             defer { reader = ahead.finish() }
+            var done: [Commit] = []
             while version < last {
                 let batch: [Commit]?
-                do { batch = try ahead.next() } catch { throw failure(.journal(error)) }
+                do { batch = try ahead.next(handingBack: consume done) } catch { throw failure(.journal(error)) }
                 guard let batch else { return }
+                done = batch
                 for commit in batch {
                     guard version < last, try step(&self, commit) else { return }
                 }
