@@ -26,6 +26,16 @@ if let index = arguments.firstIndex(of: "--rounds"), index + 1 < arguments.count
     options.rounds = rounds
     arguments.removeSubrange(index...(index + 1))
 }
+var scaleSizes: [Int]?
+if let index = arguments.firstIndex(of: "--sizes"), index + 1 < arguments.count {
+    let sizes = arguments[index + 1].split(separator: ",").compactMap { Int($0) }
+    guard !sizes.isEmpty, sizes.allSatisfy({ $0 > 0 }) else {
+        print("--sizes needs positive counts separated by commas, not \(arguments[index + 1])")
+        exit(64)
+    }
+    scaleSizes = sizes
+    arguments.removeSubrange(index...(index + 1))
+}
 var tenMillion = false
 if let index = arguments.firstIndex(of: "--10m") {
     tenMillion = true
@@ -60,13 +70,13 @@ if arguments.first == "--child", arguments.count == 3 {
 }
 
 if arguments.contains("-h") || arguments.contains("--help") {
-    print("usage: ChronicleBenchmarks [--quick] [--rounds N] [group...]\n  --rounds N  run each group's sides N times, alternating; report the medians and each round's ratio\ngroups:")
+    print("usage: ChronicleBenchmarks [--quick] [--rounds N] [--10m] [--sizes N,N] [group...]\n  --rounds N  run each group's sides N times, alternating; report the medians and each round's ratio\n  --10m, --sizes N,N  the scale curve's sizes\ngroups:")
     for workload in workloads { print("  \(workload.id.padding(toLength: 12, withPad: " ", startingAt: 0)) \(workload.summary)") }
     print("  journal      (only when named) journal append/read throughput, in process")
     print("  replay       (only when named) open a 1M-event journal with/without a checkpoint; frozen(at:)")
     print("  sharing      (only when named) several processes on one store: commit-to-observer wake-up, durable commits")
     print("  memory       (only when named) resident memory per object for each value kind (200k objects of one property, folded)")
-    print("  scale        (only when named) 100k and 1M players (10M with --10m): open with/without a checkpoint, read one/all, resident memory")
+    print("  scale        (only when named) 100k and 1M players (10M with --10m; other sizes with --sizes N,N): open with/without a checkpoint, read one/all, resident memory")
     exit(0)
 }
 let known = Set(workloads.map(\.id) + ["journal", "replay", "sharing", "scale", "memory"])
@@ -103,7 +113,7 @@ if arguments.contains("memory") {
 }
 if arguments.contains("scale") {
     print("\n== scale")
-    let sizes = options.quick ? [20_000, 100_000] : [100_000, 1_000_000] + (tenMillion ? [10_000_000] : [])
+    let sizes = scaleSizes ?? (options.quick ? [20_000, 100_000] : [100_000, 1_000_000] + (tenMillion ? [10_000_000] : []))
     try ScaleCurve.run(sizes: sizes, rounds: max(3, options.rounds), directory: root)
 }
 if arguments.contains("sharing") {
