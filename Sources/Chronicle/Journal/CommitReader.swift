@@ -28,9 +28,6 @@ public struct CommitReader: Sendable {
         }
     }
 
-    /// How many bytes of records the reader has yet to read. O(1).
-    var remainingBytes: Int { error == nil ? cursor.end - cursor.offset : 0 }
-
     /// The next commit, or `nil` after the last one.
     /// - Throws: ``JournalError/damaged(offset:lastGoodVersion:reason:)`` if the
     ///   storage no longer holds what the journal wrote; ``JournalError/io(operation:errno:path:)``.

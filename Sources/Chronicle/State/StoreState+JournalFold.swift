@@ -49,31 +49,10 @@ extension StoreState {
         try readCommits(&reader, through: last, failure: { $0 }, step)
     }
 
-    /// Reads each commit through `last` and calls `step` with it, until
-    /// `step` says to stop. A long journal is read on another thread
-    /// (``CommitReadAhead``), ahead of `step`: `reader` is then left past
-    /// the last commit read, not the last one stepped through — every
-    /// caller discards it after folding.
     private mutating func readCommits<Failure: Error>(
         _ reader: inout CommitReader, through last: UInt64, failure: (JournalFoldError) -> Failure,
         _ step: (inout StoreState, Commit) throws(Failure) -> Bool
     ) throws(Failure) {
-        guard version < last else { return }
-        if reader.remainingBytes >= CommitReadAhead.minimumBytes {
-            let ahead = CommitReadAhead(reader, through: last)
-            defer { reader = ahead.finish() }
-            var done: [Commit] = []
-            while version < last {
-                let batch: [Commit]?
-                do { batch = try ahead.next(handingBack: consume done) } catch { throw failure(.journal(error)) }
-                guard let batch else { return }
-                done = batch
-                for commit in batch {
-                    guard version < last, try step(&self, commit) else { return }
-                }
-            }
-            return
-        }
         while version < last {
             let next: Commit?
             do { next = try reader.next() } catch { throw failure(.journal(error)) }
