@@ -313,6 +313,38 @@ struct LazyCheckpointTests {
         #expect(reopened.committedState().isContentEqual(expected))
     }
 
+    /// The blocks of a checkpoint file are written in pieces of about a
+    /// megabyte (``CheckpointEncoder/Parts``): a file of several pieces
+    /// reads back, eagerly and lazily, as the fold it was written from.
+    @Test func aCheckpointFileOfSeveralPiecesReopensAsTheFold() throws {
+        let configuration = try Self.lazyConfiguration()
+        let long = String(repeating: "x", count: 700)
+        do {
+            let store = try Store(configuration: configuration)
+            try store.write {
+                for index in 0..<4_000 {
+                    store.create(Person.self, value: ["firstName": "\(index) \(long)", "lastName": "L\(index)"])
+                }
+            }
+            try store.writeCheckpoint()
+            try store.close()
+        }
+        let checkpoint = CheckpointFile.url(for: configuration.fileURL!)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: checkpoint.path)[.size] as? Int)
+        #expect(size > 2 * CheckpointEncoder.pieceBytes)
+        let expected = try Store.fold(Journal(contentsOf: configuration.fileURL!))
+        let store = try Store(configuration: configuration)
+        #expect(store.checkpoints.fileStatus == .loaded(version: store.version))
+        #expect(store.committedState().isContentEqual(expected))
+        #expect(store.objects(Person.self).filter(#Predicate { $0.lastName == "L3999" }).first?.firstName == "3999 \(long)")
+        try store.close()
+        var eager = configuration
+        eager.checkpoints.lazyTableMinimum = .max
+        let decoded = try Store(configuration: eager)
+        #expect(decoded.checkpoints.fileStatus == .loaded(version: decoded.version))
+        #expect(decoded.committedState().isContentEqual(expected))
+    }
+
     /// A file store whose tables of any size are read lazily from its checkpoint file.
     static func lazyConfiguration(_ name: String = #function) throws -> Store.Configuration {
         var configuration = Store.Configuration(fileURL: try JournalFixtures.journalURL(name), durability: .none)

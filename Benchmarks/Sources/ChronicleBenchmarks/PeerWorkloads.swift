@@ -7,46 +7,53 @@ import GRDB
 enum PeerWorkloads {
     // MARK: W1 — insert 100k players in one write
 
-    static let w1 = Workload(
-        id: "W1", summary: "insert 100k players in one durable write (.full / synchronous=FULL)",
-        sides: Side.allCases, prepare: nil
-    ) { side, options in
-        let data = PlayerData.generate(options.players)
-        let root = try freshDirectory(in: options.directory, "w1")
-        defer { try? FileManager.default.removeItem(at: root) }
-        var directory = root
-        func setup() throws {
-            try? FileManager.default.removeItem(at: directory)
-            directory = try freshDirectory(in: root, "run")
-        }
-        var durations: [Duration] = []
-        switch side {
-        case .chronicle:
-            for run in 0..<(options.warmups + options.runs) {
-                try setup()
-                let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .full)
-                let elapsed = try ContinuousClock().measure { try ChronicleSide.insert(data[...], into: store) }
-                if run >= options.warmups { durations.append(elapsed) }
-                precondition(store.objects(Player.self).count == data.count)
+    static let w1 = w1(variedNames: false)
+    /// W1 with names of random length 6…14.
+    static let w1v = w1(variedNames: true)
+
+    static func w1(variedNames: Bool) -> Workload {
+        let tag = variedNames ? "W1v" : "W1"
+        return Workload(
+            id: tag, summary: "insert 100k players\(variedNames ? " (names 6…14 letters)" : "") in one durable write (.full / synchronous=FULL)",
+            sides: Side.allCases, prepare: nil
+        ) { side, options in
+            let data = PlayerData.generate(options.players, variedNames: variedNames)
+            let root = try freshDirectory(in: options.directory, "w1")
+            defer { try? FileManager.default.removeItem(at: root) }
+            var directory = root
+            func setup() throws {
+                try? FileManager.default.removeItem(at: directory)
+                directory = try freshDirectory(in: root, "run")
             }
-        case .grdb:
-            for run in 0..<(options.warmups + options.runs) {
-                try setup()
-                let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .full)
-                try GRDBSide.createSchema(pool)
-                let elapsed = try ContinuousClock().measure { try GRDBSide.insert(data[...], into: pool) }
-                if run >= options.warmups { durations.append(elapsed) }
-                let stored = try pool.read { try PlayerRecord.fetchCount($0) }
-                precondition(stored == data.count)
-                try pool.close()
+            var durations: [Duration] = []
+            switch side {
+            case .chronicle:
+                for run in 0..<(options.warmups + options.runs) {
+                    try setup()
+                    let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .full)
+                    let elapsed = try ContinuousClock().measure { try ChronicleSide.insert(data[...], into: store) }
+                    if run >= options.warmups { durations.append(elapsed) }
+                    precondition(store.objects(Player.self).count == data.count)
+                }
+            case .grdb:
+                for run in 0..<(options.warmups + options.runs) {
+                    try setup()
+                    let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .full)
+                    try GRDBSide.createSchema(pool)
+                    let elapsed = try ContinuousClock().measure { try GRDBSide.insert(data[...], into: pool) }
+                    if run >= options.warmups { durations.append(elapsed) }
+                    let stored = try pool.read { try PlayerRecord.fetchCount($0) }
+                    precondition(stored == data.count)
+                    try pool.close()
+                }
             }
+            let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
+            return [
+                .times("\(tag) insert \(options.players / 1000)k in one write", durations),
+                .bytes("\(tag) on disk after", ProcessInfoReader.diskSize(directory, prefix: prefix),
+                       note: side == .grdb ? "db + WAL after close" : ""),
+            ]
         }
-        let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
-        return [
-            .times("W1 insert \(options.players / 1000)k in one write", durations),
-            .bytes("W1 on disk after", ProcessInfoReader.diskSize(directory, prefix: prefix),
-                   note: side == .grdb ? "db + WAL after close" : ""),
-        ]
     }
 
     // MARK: W2 — 10k one-property commits
@@ -175,92 +182,99 @@ enum PeerWorkloads {
 
     // MARK: W3 — queries over 100k players
 
-    static let w3 = Workload(
-        id: "W3", summary: "queries over 100k players: score < 100 (≈10%) count, materialised, sorted by name; indexed team equality",
-        sides: Side.allCases, prepare: nil
-    ) { side, options in
-        let data = PlayerData.generate(options.players)
-        let directory = try freshDirectory(in: options.directory, "w3")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let limit = PlayerData.matchingScore
-        let expected = data.filter { $0.score < limit }.count
-        let team = "team-7"
-        let expectedTeam = data.filter { $0.team == team }.count
-        /// Uses every property of a materialised player, on both sides.
-        func use(_ id: Int, _ name: String, _ team: String, _ score: Int) -> Int { id &+ score &+ name.utf8.count &+ team.utf8.count }
-        var figures: [Figure] = []
-        func measure(_ name: String, _ body: () throws -> Int) throws {
-            var check = 0
-            let durations = try Measure.repeated(warmups: options.warmups, runs: options.runs * 2) { check = try body() }
-            blackHole(check)
-            figures.append(.times(name, durations))
+    static let w3 = w3(variedNames: false)
+    /// W3 with names of random length 6…14.
+    static let w3v = w3(variedNames: true)
+
+    static func w3(variedNames: Bool) -> Workload {
+        let tag = variedNames ? "W3v" : "W3"
+        return Workload(
+            id: tag, summary: "queries over 100k players\(variedNames ? " (names 6…14 letters)" : ""): score < 100 (≈10%) count, materialised, sorted by name; indexed team equality",
+            sides: Side.allCases, prepare: nil
+        ) { side, options in
+            let data = PlayerData.generate(options.players, variedNames: variedNames)
+            let directory = try freshDirectory(in: options.directory, "w3")
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let limit = PlayerData.matchingScore
+            let expected = data.filter { $0.score < limit }.count
+            let team = "team-7"
+            let expectedTeam = data.filter { $0.team == team }.count
+            /// Uses every property of a materialised player, on both sides.
+            func use(_ id: Int, _ name: String, _ team: String, _ score: Int) -> Int { usePlayer(id, name, team, score) }
+            var figures: [Figure] = []
+            func measure(_ name: String, _ body: () throws -> Int) throws {
+                var check = 0
+                let durations = try Measure.repeated(warmups: options.warmups, runs: options.runs * 2) { check = try body() }
+                blackHole(check)
+                figures.append(.times(name, durations))
+            }
+            let count = "\(tag) count where score < 100"
+            let all = "\(tag) materialise where score < 100, read all fields"
+            let sorted = "\(tag) … sorted by name, materialise, read all fields"
+            let indexedCount = "\(tag) count where team == (indexed)"
+            let indexed = "\(tag) materialise where team == (indexed)"
+            switch side {
+            case .chronicle:
+                let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .none)
+                try ChronicleSide.seed(data, into: store)
+                let predicate = #Predicate<Player> { $0.score < limit }
+                let teamPredicate = #Predicate<Player> { $0.team == team }
+                try measure(count) {
+                    let n = store.objects(Player.self).filter(predicate).count
+                    precondition(n == expected)
+                    return n
+                }
+                try measure(all) {
+                    var sum = 0
+                    for p in store.objects(Player.self).filter(predicate) { sum &+= use(p.id, p.name, p.team, p.score) }
+                    return sum
+                }
+                try measure(sorted) {
+                    var sum = 0
+                    for p in store.objects(Player.self).filter(predicate).sorted(by: \.name) { sum &+= use(p.id, p.name, p.team, p.score) }
+                    return sum
+                }
+                try measure(indexedCount) {
+                    let n = store.objects(Player.self).filter(teamPredicate).count
+                    precondition(n == expectedTeam)
+                    return n
+                }
+                try measure(indexed) {
+                    var sum = 0
+                    for p in store.objects(Player.self).filter(teamPredicate) { sum &+= use(p.id, p.name, p.team, p.score) }
+                    return sum
+                }
+            case .grdb:
+                let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .normal)
+                try GRDBSide.createSchema(pool)
+                try GRDBSide.seed(data, into: pool)
+                try measure(count) {
+                    let n = try pool.read { db in
+                        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM player WHERE score < ?"), arguments: [limit])!
+                    }
+                    precondition(n == expected)
+                    return n
+                }
+                func fetch(_ sql: String, _ argument: any DatabaseValueConvertible) throws -> Int {
+                    try pool.read { db in
+                        let players = try PlayerRecord.fetchAll(db.cachedStatement(sql: sql), arguments: [argument])
+                        return players.reduce(0) { $0 &+ use($1.id, $1.name, $1.team, $1.score) }
+                    }
+                }
+                try measure(all) { try fetch("SELECT id, name, team, score FROM player WHERE score < ?", limit) }
+                try measure(sorted) { try fetch("SELECT id, name, team, score FROM player WHERE score < ? ORDER BY name", limit) }
+                try measure(indexedCount) {
+                    let n = try pool.read { db in
+                        try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM player WHERE team = ?"), arguments: [team])!
+                    }
+                    precondition(n == expectedTeam)
+                    return n
+                }
+                try measure(indexed) { try fetch("SELECT id, name, team, score FROM player WHERE team = ?", team) }
+                try pool.close()
+            }
+            return figures
         }
-        let count = "W3 count where score < 100"
-        let all = "W3 materialise where score < 100, read all fields"
-        let sorted = "W3 … sorted by name, materialise, read all fields"
-        let indexedCount = "W3 count where team == (indexed)"
-        let indexed = "W3 materialise where team == (indexed)"
-        switch side {
-        case .chronicle:
-            let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .none)
-            try ChronicleSide.seed(data, into: store)
-            let predicate = #Predicate<Player> { $0.score < limit }
-            let teamPredicate = #Predicate<Player> { $0.team == team }
-            try measure(count) {
-                let n = store.objects(Player.self).filter(predicate).count
-                precondition(n == expected)
-                return n
-            }
-            try measure(all) {
-                var sum = 0
-                for p in store.objects(Player.self).filter(predicate) { sum &+= use(p.id, p.name, p.team, p.score) }
-                return sum
-            }
-            try measure(sorted) {
-                var sum = 0
-                for p in store.objects(Player.self).filter(predicate).sorted(by: \.name) { sum &+= use(p.id, p.name, p.team, p.score) }
-                return sum
-            }
-            try measure(indexedCount) {
-                let n = store.objects(Player.self).filter(teamPredicate).count
-                precondition(n == expectedTeam)
-                return n
-            }
-            try measure(indexed) {
-                var sum = 0
-                for p in store.objects(Player.self).filter(teamPredicate) { sum &+= use(p.id, p.name, p.team, p.score) }
-                return sum
-            }
-        case .grdb:
-            let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .normal)
-            try GRDBSide.createSchema(pool)
-            try GRDBSide.seed(data, into: pool)
-            try measure(count) {
-                let n = try pool.read { db in
-                    try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM player WHERE score < ?"), arguments: [limit])!
-                }
-                precondition(n == expected)
-                return n
-            }
-            func fetch(_ sql: String, _ argument: any DatabaseValueConvertible) throws -> Int {
-                try pool.read { db in
-                    let players = try PlayerRecord.fetchAll(db.cachedStatement(sql: sql), arguments: [argument])
-                    return players.reduce(0) { $0 &+ use($1.id, $1.name, $1.team, $1.score) }
-                }
-            }
-            try measure(all) { try fetch("SELECT id, name, team, score FROM player WHERE score < ?", limit) }
-            try measure(sorted) { try fetch("SELECT id, name, team, score FROM player WHERE score < ? ORDER BY name", limit) }
-            try measure(indexedCount) {
-                let n = try pool.read { db in
-                    try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM player WHERE team = ?"), arguments: [team])!
-                }
-                precondition(n == expectedTeam)
-                return n
-            }
-            try measure(indexed) { try fetch("SELECT id, name, team, score FROM player WHERE team = ?", team) }
-            try pool.close()
-        }
-        return figures
     }
 
     // MARK: W4 — 100k random primary-key lookups
@@ -351,6 +365,13 @@ enum PeerWorkloads {
                 blackHole(sum)
             }
             figures.append(.times("W6 open \(label) + read all", all))
+            let every = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
+                let store = try ChronicleSide.open(journal, durability: .none)
+                var sum = 0
+                for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
+                blackHole(sum)
+            }
+            figures.append(.times("W6 open \(label) + read every property", every))
             // The checkpoint file next to the journal: written once, then every open loads it.
             try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
             let checkpointed = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
@@ -366,6 +387,13 @@ enum PeerWorkloads {
                 blackHole(sum)
             }
             figures.append(.times("W6 open \(label) with a checkpoint + read all", checkpointedAll))
+            let checkpointedEvery = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
+                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+                var sum = 0
+                for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
+                blackHole(sum)
+            }
+            figures.append(.times("W6 open \(label) with a checkpoint + read every property", checkpointedEvery))
             let resident = (residentAfterOpen - before) * 1024
             figures.append(.bytes("W6 resident growth with \(label) players open", resident,
                                   note: String(format: "%.0f B an object", Double(resident) / Double(size))))
@@ -395,9 +423,22 @@ enum PeerWorkloads {
                 try pool.close()
             }
             figures.append(.times("W6 open \(label) + read all", all))
+            let every = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
+                let pool = try GRDBSide.open(database.path, synchronous: .normal)
+                let sum = try pool.read { db in
+                    var sum = 0
+                    let rows = try PlayerRecord.fetchCursor(db.cachedStatement(sql: "SELECT id, name, team, score FROM player"))
+                    while let p = try rows.next() { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
+                    return sum
+                }
+                blackHole(sum)
+                try pool.close()
+            }
+            figures.append(.times("W6 open \(label) + read every property", every))
             // GRDB has no checkpoint: its figures pair with Chronicle's checkpoint rows too.
             figures.append(.times("W6 open \(label) with a checkpoint + read one object", one, note: "GRDB: the same open"))
             figures.append(.times("W6 open \(label) with a checkpoint + read all", all, note: "GRDB: the same open"))
+            figures.append(.times("W6 open \(label) with a checkpoint + read every property", every, note: "GRDB: the same open"))
             figures.append(.bytes("W6 journal size #database size", ProcessInfoReader.diskSize(database.deletingLastPathComponent(), prefix: "players.sqlite")))
         }
         return figures

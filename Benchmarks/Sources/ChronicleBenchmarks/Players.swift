@@ -61,11 +61,14 @@ struct PlayerData: Sendable {
     static let matchingScore = 100
     static let teams = 100
 
-    static func generate(_ count: Int, seed: UInt64 = 42) -> [PlayerData] {
+    /// `variedNames`: names of a random length in 6…14 letters instead of
+    /// always 8 (W1v, W3v, W6 and the scale curve).
+    static func generate(_ count: Int, seed: UInt64 = 42, variedNames: Bool = false) -> [PlayerData] {
         var random = SplitMix64(seed: seed)
         let letters = Array("abcdefghijklmnopqrstuvwxyz")
         return (0..<count).map { id in
-            let name = String((0..<8).map { _ in letters[Int(random.next() % 26)] })
+            let length = variedNames ? 6 + Int(random.next() % 9) : 8
+            let name = String((0..<length).map { _ in letters[Int(random.next() % 26)] })
             return PlayerData(id: id, name: name, team: "team-\(random.next() % UInt64(teams))",
                               score: Int(random.next() % 1000))
         }
@@ -183,6 +186,12 @@ func freshDirectory(in parent: URL, _ name: String) throws -> URL {
     let url = parent.appendingPathComponent("\(name)-\(UUID().uuidString.prefix(8))")
     try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     return url
+}
+
+/// Uses every property of a player read from either side, so that none of
+/// the reads can be skipped.
+@inline(__always) func usePlayer(_ id: Int, _ name: String, _ team: String, _ score: Int) -> Int {
+    id &+ score &+ name.utf8.count &+ team.utf8.count
 }
 
 /// Mixes values into a checksum the optimiser cannot drop.

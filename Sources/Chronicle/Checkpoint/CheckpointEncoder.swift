@@ -16,6 +16,26 @@ struct CheckpointEncoder {
     static let blockObjects = 256
     /// A block ends once it holds this many bytes.
     static let blockBytes = 1 << 15
+    /// A piece of the blocks ends once it holds this many bytes.
+    static let pieceBytes = 1 << 20
+
+    /// A checkpoint file in parts, written one after another: the header,
+    /// directory and entries, then the blocks in pieces. Writing the parts
+    /// holds the blocks once, not a second time in one contiguous copy.
+    struct Parts {
+        /// The header, the directory and its checksum, and the block entries.
+        var head: [UInt8]
+        /// The blocks, in order, cut anywhere.
+        var blocks: [[UInt8]]
+
+        /// The whole file in one buffer. O(size of the file).
+        var joined: [UInt8] {
+            var bytes = head
+            bytes.reserveCapacity(blocks.reduce(head.count) { $0 + $1.count })
+            for piece in blocks { bytes += piece }
+            return bytes
+        }
+    }
 
     private let schema: [TypeSchema]
     private let schemaVersion: UInt64
@@ -23,7 +43,15 @@ struct CheckpointEncoder {
     private var tables: [CheckpointLayout.Table] = []
     /// Per table, its blocks (offsets from the first block).
     private var tableBlocks: [[CheckpointLayout.Block]] = []
-    private var blocks = BinaryWriter(capacity: 1 << 16)
+    /// The blocks written so far, in pieces of about ``pieceBytes`` (see
+    /// ``Parts``): one growing buffer would double (and zero-fill) its
+    /// way to the file's size and then be copied once more behind the
+    /// header, holding about three times the file at its peak.
+    private var pieces: [[UInt8]] = []
+    /// The piece being written; the first starts small, for small states.
+    private var piece = BinaryWriter(capacity: 1 << 16)
+    /// The bytes of every block so far: the next block's offset.
+    private var blockBytesWritten = 0
     private var block = BinaryWriter(capacity: blockBytes + 1024)
     private var blockFirst: (key: Int64, primaryKey: Int64)?
     private var blockCount = 0
@@ -78,9 +106,14 @@ struct CheckpointEncoder {
         guard let first = blockFirst, !tables.isEmpty else { return }
         let checksum = block.withWrittenBytes { CRC32C.checksum($0) }
         tableBlocks[tableBlocks.count - 1].append(CheckpointLayout.Block(
-            offset: blocks.count, length: block.count, objects: blockCount,
+            offset: blockBytesWritten, length: block.count, objects: blockCount,
             firstKey: first.key, firstPrimaryKey: first.primaryKey, checksum: checksum))
-        block.withWrittenBytes { blocks.raw($0) }
+        block.withWrittenBytes { piece.raw($0) }
+        blockBytesWritten += block.count
+        if piece.count >= Self.pieceBytes {
+            pieces.append(piece.bytes)
+            piece = BinaryWriter(capacity: Self.pieceBytes + Self.blockBytes + 1024)
+        }
         block.removeAll()
         blockFirst = nil
         blockCount = 0
@@ -88,6 +121,12 @@ struct CheckpointEncoder {
 
     /// The whole file, for the state at the end of `prefix` of its journal.
     consuming func finish(prefix: JournalPrefix) -> [UInt8] {
+        finishParts(prefix: prefix).joined
+    }
+
+    /// The file of ``finish(prefix:)`` in ``Parts``, to write without
+    /// joining them.
+    consuming func finishParts(prefix: JournalPrefix) -> Parts {
         finishBlock()
         while tables.count < schema.count { beginTable() }
         var entries = BinaryWriter(capacity: tableBlocks.reduce(0) { $0 + $1.count } * CheckpointLayout.entrySize)
@@ -99,7 +138,7 @@ struct CheckpointEncoder {
         }
         if schemaVersion != 0 { directory.varint(schemaVersion) }
         let directoryBytes = directory.bytes
-        var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + entries.count + blocks.count)
+        var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + entries.count)
         w.raw(CheckpointFile.magic)
         w.fixed16(CheckpointFile.formatVersion)
         withUnsafeBytes(of: prefix.fileID.uuid) { w.raw($0) }
@@ -111,7 +150,7 @@ struct CheckpointEncoder {
         w.raw(directoryBytes)
         w.fixed32(CRC32C.checksum(directoryBytes))
         entries.withWrittenBytes { w.raw($0) }
-        blocks.withWrittenBytes { w.raw($0) }
-        return w.bytes
+        if piece.count > 0 { pieces.append(piece.bytes) }
+        return Parts(head: w.bytes, blocks: pieces)
     }
 }

@@ -84,13 +84,20 @@ enum CheckpointFile {
     /// prefix through `state.version` is `prefix`.
     /// - Complexity: O(size of the state).
     static func encode(_ state: StoreState, prefix: JournalPrefix) -> [UInt8] {
+        encodeParts(state, prefix: prefix).joined
+    }
+
+    /// ``encode(_:prefix:)`` in parts, as ``write(_:journal:afterStep:)``
+    /// writes them (see ``CheckpointEncoder/Parts``).
+    /// - Complexity: O(size of the state).
+    static func encodeParts(_ state: StoreState, prefix: JournalPrefix) -> CheckpointEncoder.Parts {
         var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue },
                                         schemaVersion: state.schemaVersion)
         for table in state.schema.indices {
             encoder.beginTable()
             for (key, record) in state.objects(table: table) { encoder.append(key: key.rawValue, values: record.values) }
         }
-        return encoder.finish(prefix: prefix)
+        return encoder.finishParts(prefix: prefix)
     }
 
     /// ``encode(_:prefix:)`` with `journal`'s prefix through `state.version`.
@@ -127,7 +134,7 @@ enum CheckpointFile {
         guard let journalURL = journal.fileURL, !journal.isReadOnly, state.version > 0 else { return false }
         try journal.sync()
         guard let prefix = try journal.prefix(through: state.version) else { return false }
-        let bytes = encode(state, prefix: prefix)
+        let parts = encodeParts(state, prefix: prefix)
         let target = url(for: journalURL)
         // One process at a time: removing leftovers would take another
         // process's temporary file from under it.
@@ -139,7 +146,12 @@ enum CheckpointFile {
         defer { if let alone { _ = closeDescriptor(alone) } }
         FileReplacement.removeLeftovers(of: target)
         try FileReplacement.replace(at: target, afterStep: afterStep) { (file) throws(JournalError) in
-            try bytes.withBytes { (raw) throws(JournalError) in try file.write(raw, at: 0) }
+            try parts.head.withBytes { (raw) throws(JournalError) in try file.write(raw, at: 0) }
+            var offset = parts.head.count
+            for piece in parts.blocks {
+                try piece.withBytes { (raw) throws(JournalError) in try file.write(raw, at: offset) }
+                offset += piece.count
+            }
         }
         return true
     }
