@@ -132,15 +132,21 @@ enum SharingBenchmark {
             let beat = store.object(ofType: Beat.self, forPrimaryKey: 1)!
             let seen = Mutex(0)
             let done = DispatchSemaphore(value: 0)
-            let token = beat.observe(keyPaths: ["sentAt"]) { change in
-                let received = now()
-                guard case .change(let object, _) = change else { return }
-                FileHandle.standardOutput.write(Data("\(received - object.sentAt)\n".utf8))
-                if seen.withLock({ count in count += 1; return count }) == samples { done.signal() }
+            // A stream on a task of its own, not an `observe` callback: this
+            // thread blocks on the semaphore, so main-actor deliveries (the
+            // callbacks' default) would never run.
+            let changes = try beat.changes(keyPaths: ["sentAt"])
+            let observer = Task.detached {
+                for await change in changes {
+                    let received = now()
+                    guard case .change(let object, _) = change else { continue }
+                    FileHandle.standardOutput.write(Data("\(received - object.sentAt)\n".utf8))
+                    if seen.withLock({ count in count += 1; return count }) == samples { done.signal() }
+                }
             }
             FileHandle.standardOutput.write(Data("ready\n".utf8))
             _ = done.wait(timeout: .now() + 120)
-            token.invalidate()
+            observer.cancel()
             withExtendedLifetime(store) {}
             exit(0)
         case "commit":
