@@ -34,10 +34,13 @@ let package = Package(
             name: "ChronicleServer",
             dependencies: ["ChronicleServerCore"]
         ),
+        // Launching chronicle-server processes, for the tests and the benchmark.
+        .target(name: "ServerProcesses"),
         // Launches chronicle-server processes itself, so it does not link the server.
         .executableTarget(
             name: "SyncBenchmarks",
             dependencies: [
+                "ServerProcesses",
                 .product(name: "Chronicle", package: "Chronicle"),
                 .product(name: "ChronicleSync", package: "Chronicle"),
             ]
@@ -46,6 +49,7 @@ let package = Package(
             name: "ChronicleServerTests",
             dependencies: [
                 "ChronicleServerCore",
+                "ServerProcesses",
                 .product(name: "Chronicle", package: "Chronicle"),
                 .product(name: "ChronicleSync", package: "Chronicle"),
             ]

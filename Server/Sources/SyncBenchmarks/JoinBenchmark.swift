@@ -1,6 +1,7 @@
 import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import Foundation
+import ServerProcesses
 
 /// A new device joining a big scope: `objects` items made by `objects`
 /// commits and renamed by `objects` more, with a server snapshot
@@ -21,7 +22,7 @@ enum JoinBenchmark {
         let total = UInt64(2 * objects)
         say("== join: a new device joins a scope of \(Stats.count(Double(objects))) objects (\(Stats.count(Double(total))) commits)")
         let scope = try await seed(environment, objects: objects)
-        let server = try await BenchServer(environment)
+        let server = try await ServerProcess(environment)
         defer { server.stop() }
         let raw = RawClient(base: server.base, token: environment.token)
         var firsts: [Double] = [], fulls: [Double] = [], pulls: [Double] = [], folds: [Double] = []
@@ -37,9 +38,12 @@ enum JoinBenchmark {
             guard folded.version == snapshot.version else { throw BenchError("the snapshot folds to version \(folded.version)") }
             let device = try BenchDevice(server: server.base, scope: scope, token: environment.token, types: [Item.self])
             let start = Stats.now()
+            let files = Task.detached { await watchMirror(device.folder, since: start) }
             device.session.start()
             try await waitFor("the first object", timeout: 600) { device.store.object(ofType: Item.self, forPrimaryKey: 1) != nil }
             let first = Stats.seconds(since: start)
+            files.cancel()
+            let mirrorWritten = await files.value
             try await withTimeout(1_200, "the full download") { try await device.session.waitUntilDownloaded() }
             let full = Stats.seconds(since: start)
             let count = device.store.objects(Item.self).count
@@ -51,7 +55,8 @@ enum JoinBenchmark {
             say("  round \(round): first object \(String(format: "%.2f s", first)), all \(Stats.count(Double(total))) commits \(String(format: "%.2f s", full));"
                   + " raw bootstrap pull \(String(format: "%.2f s", pullTime)) (\(Stats.count(Double(bootstrap.bytes / 1024))) KiB:"
                   + " snapshot at \(Stats.count(Double(snapshot.version))) + \(bootstrap.pull.commits.count) commits);"
-                  + " decoding + folding the snapshot alone \(String(format: "%.2f s", foldTime))")
+                  + " decoding + folding the snapshot alone \(String(format: "%.2f s", foldTime));"
+                  + " the snapshot in the device's copy of the scope at \(String(format: "%.2f s", mirrorWritten))")
             firsts.append(first)
             fulls.append(full)
             pulls.append(pullTime)
@@ -61,13 +66,26 @@ enum JoinBenchmark {
               + " raw bootstrap pull \(String(format: "%.2f s", Stats.median(pulls))), decoding + folding the snapshot alone \(String(format: "%.2f s", Stats.median(folds)))")
     }
 
+    /// When the device's copy of the scope (`<journal>.sync/server.journal`)
+    /// grew past a megabyte (the snapshot is written), in seconds after
+    /// `start`. Polls every 2 ms until cancelled.
+    static func watchMirror(_ folder: URL, since start: Int) async -> Double {
+        let path = folder.appendingPathComponent("device.journal.sync/server.journal").path
+        while !Task.isCancelled {
+            let size = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+            if size > 1 << 20 { return Stats.seconds(since: start) }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return .nan
+    }
+
     /// The scope of this size, seeded now unless an earlier run seeded it.
     static func seed(_ environment: BenchEnvironment, objects: Int) async throws -> String {
         let total = UInt64(2 * objects)
         let snapshotAt = total - min(tail, total / 2)
         var scope = "bench-join-\(objects)"
         // A server that builds one snapshot, when a push crosses `snapshotAt`.
-        let server = try await BenchServer(environment, extraArguments: ["--snapshot-interval", String(snapshotAt)])
+        let server = try await ServerProcess(environment, extraArguments: ["--snapshot-interval", String(snapshotAt)])
         defer { server.stop() }
         let client = RawClient(base: server.base, token: environment.token)
         let head = try await client.pull(scope, after: 0, limit: 1).pull.head

@@ -1,6 +1,7 @@
 import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import Foundation
+import ServerProcesses
 
 /// The object device A writes and device B observes.
 final class Ping: Object {
@@ -14,12 +15,15 @@ extension Ping: @unchecked Sendable {}
 /// Wake-up latency through two servers: a commit on device A (a session on
 /// server 1) wakes an observer on device B (a session on server 2).
 ///
-/// - devices: A writes `Ping.sentAt` every `spacing`; B's object observer
-///   (key path `sentAt`, delivered on the main actor) records arrival minus
-///   `sentAt`. Both devices are stores with journal files, default
-///   durability, in this process.
+/// - devices: A writes `Ping.sentAt` and `count` every `spacing`; B's
+///   object observer (key path `sentAt`, delivered on the main actor)
+///   records when it ran and the `count` it read. A commit's latency runs
+///   from before A's write to the first call that read its `count` or a
+///   later one (one sync commit can bring two of A's). Both devices are
+///   stores with journal files, default durability, in this process. A
+///   raw long-poll on server 2 times when each commit can be fetched there.
 /// - server alone: a raw push through server 1 wakes a raw long-poll
-///   waiting on server 2; the same latency without the sessions, to show
+///   waiting on server 2; the same path without the sessions, to show
 ///   where the time goes.
 enum WakeBenchmark {
     static let spacing: Duration = .milliseconds(40)
@@ -28,7 +32,7 @@ enum WakeBenchmark {
     @MainActor
     static func run(_ environment: BenchEnvironment, rounds: Int, samples: Int) async throws {
         say("== wake: a commit on device A (server 1) wakes an observer on device B (server 2)")
-        let one = try await BenchServer(environment), two = try await BenchServer(environment)
+        let one = try await ServerProcess(environment), two = try await ServerProcess(environment)
         defer { one.stop(); two.stop() }
         var devices: [Double] = [], fetchable: [Double] = [], server: [Double] = [], pushes: [Double] = []
         var fromCommit: [Double] = [], writes: [Double] = []
@@ -78,7 +82,7 @@ enum WakeBenchmark {
     }
 
     @MainActor
-    static func devicesRound(_ environment: BenchEnvironment, _ one: BenchServer, _ two: BenchServer, samples: Int) async throws -> DeviceRound {
+    static func devicesRound(_ environment: BenchEnvironment, _ one: ServerProcess, _ two: ServerProcess, samples: Int) async throws -> DeviceRound {
         let scope = BenchEnvironment.freshScope("wake")
         let a = try BenchDevice(server: one.base, scope: scope, token: environment.token, types: [Ping.self])
         let b = try BenchDevice(server: two.base, scope: scope, token: environment.token, types: [Ping.self])
@@ -147,7 +151,7 @@ enum WakeBenchmark {
         return arrivals
     }
 
-    static func serverRound(_ environment: BenchEnvironment, _ one: BenchServer, _ two: BenchServer, samples: Int) async throws -> (wake: [Double], push: [Double]) {
+    static func serverRound(_ environment: BenchEnvironment, _ one: ServerProcess, _ two: ServerProcess, samples: Int) async throws -> (wake: [Double], push: [Double]) {
         let scope = BenchEnvironment.freshScope("wake-raw")
         let writer = RawClient(base: one.base, token: environment.token)
         let reader = RawClient(base: two.base, token: environment.token)
