@@ -9,6 +9,8 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "chronicle-server", targets: ["ChronicleServer"]),
+        // The sync targets of the issue, on real servers and PostgreSQL (Benchmarks/README.md, "Sync").
+        .executable(name: "chronicle-sync-bench", targets: ["SyncBenchmarks"]),
     ],
     dependencies: [
         .package(name: "Chronicle", path: ".."),
@@ -32,10 +34,22 @@ let package = Package(
             name: "ChronicleServer",
             dependencies: ["ChronicleServerCore"]
         ),
+        // Launching chronicle-server processes, for the tests and the benchmark.
+        .target(name: "ServerProcesses"),
+        // Launches chronicle-server processes itself, so it does not link the server.
+        .executableTarget(
+            name: "SyncBenchmarks",
+            dependencies: [
+                "ServerProcesses",
+                .product(name: "Chronicle", package: "Chronicle"),
+                .product(name: "ChronicleSync", package: "Chronicle"),
+            ]
+        ),
         .testTarget(
             name: "ChronicleServerTests",
             dependencies: [
                 "ChronicleServerCore",
+                "ServerProcesses",
                 .product(name: "Chronicle", package: "Chronicle"),
                 .product(name: "ChronicleSync", package: "Chronicle"),
             ]

@@ -1,6 +1,7 @@
 import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import Foundation
+import ServerProcesses
 import Testing
 
 /// Three devices, two servers, hundreds of random conflicting commits

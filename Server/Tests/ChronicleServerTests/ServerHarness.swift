@@ -1,6 +1,7 @@
 import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import Foundation
+import ServerProcesses
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -56,75 +57,12 @@ enum Harness {
     }
 }
 
-/// One running `chronicle-server`.
-final class ServerProcess: @unchecked Sendable {
-    // Safety: `process` is only started in `init` and stopped in `stop()`;
-    // `Process` itself is thread-safe for these calls.
-    let process: Process
-    let port: Int
-    var base: URL { URL(string: "http://127.0.0.1:\(port)")! }
-
-    /// Launches a server on a free port and waits until it listens.
-    init(port: Int = 0, extraArguments: [String] = []) async throws {
-        let process = Process()
-        process.executableURL = Harness.binary
-        process.arguments = ["--database-url", Harness.databaseURL, "--tokens", Harness.tokenFile.path,
-                             "--port", String(port), "--log-level", "warning"] + extraArguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["CHRONICLE_SERVER_EXIT_WITH_PARENT"] = "1"
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = FileHandle.standardError
-        try process.run()
-        self.process = process
-        // Read lines until the server says where it listens.
-        let handle = out.fileHandleForReading
-        let found: Int? = await Task.detached {
-            var text = ""
-            let deadline = Date().addingTimeInterval(60)
-            while Date() < deadline {
-                let data = handle.availableData
-                if data.isEmpty { return nil }
-                text += String(decoding: data, as: UTF8.self)
-                if let range = text.range(of: #"listening on [0-9.]+:([0-9]+)"#, options: .regularExpression) {
-                    let match = text[range]
-                    return Int(match.split(separator: ":").last!)
-                }
-            }
-            return nil
-        }.value
-        guard let found else {
-            process.terminate()
-            throw HarnessError("chronicle-server did not start (is PostgreSQL running? see scripts/start-postgres)")
-        }
-        self.port = found
-        // Keep draining standard output so the server never blocks on a full pipe.
-        Thread.detachNewThread { while !handle.availableData.isEmpty {} }
+extension ServerProcess {
+    /// Launches a server of the test database and tokens on `port` (`0`: a free one) and waits until it listens.
+    convenience init(port: Int = 0, extraArguments: [String] = []) async throws {
+        try await self.init(binary: Harness.binary, databaseURL: Harness.databaseURL, tokenFile: Harness.tokenFile,
+                            port: port, extraArguments: extraArguments)
     }
-
-    /// Kills the server at once (SIGKILL): no graceful shutdown.
-    func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-
-    /// Stops the server (SIGTERM, which lets requests in flight finish;
-    /// SIGKILL after a second, as long-polls may wait much longer) and waits for it.
-    func stop() {
-        if process.isRunning { process.terminate() }
-        let deadline = Date().addingTimeInterval(1)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    deinit { if process.isRunning { process.terminate() } }
-}
-
-struct HarnessError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// A plain HTTP client for the API: URLSession, as a user's client would be.

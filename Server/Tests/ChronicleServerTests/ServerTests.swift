@@ -2,6 +2,7 @@ import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import ChronicleServerCore
 import Foundation
+import ServerProcesses
 import Testing
 
 /// The server through HTTP, as clients use it: each test starts its own

@@ -1,6 +1,7 @@
 import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import Foundation
+import ServerProcesses
 import Testing
 
 /// `SyncSession` against real `chronicle-server` processes and PostgreSQL.
