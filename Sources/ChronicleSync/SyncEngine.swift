@@ -121,22 +121,43 @@ struct SyncEngine {
         try save()
     }
 
+    /// The most payload bytes one push carries (unless its first commit
+    /// alone is bigger): well under the server's default request limit.
+    static let pushByteBudget = 8 << 20
+
+    /// The next push: the first rebased commits, at most
+    /// ``SyncWire/maximumCommitsPerPush`` of them and about
+    /// ``pushByteBudget`` bytes, so that a device back from a long time
+    /// offline uploads in several pushes instead of one the server refuses.
     func wireCommits() -> [SyncWire.WireCommit] {
-        pushes.map { SyncWire.WireCommit(id: $0.id, payload: $0.commit.encoded()) }
+        var commits: [SyncWire.WireCommit] = []
+        var bytes = 0
+        for push in pushes {
+            let payload = push.commit.encoded()
+            if !commits.isEmpty && (commits.count == SyncWire.maximumCommitsPerPush || bytes + payload.count > Self.pushByteBudget) { break }
+            commits.append(SyncWire.WireCommit(id: push.id, payload: payload))
+            bytes += payload.count
+        }
+        return commits
     }
 
-    /// The server took the pushed commits at `versions`.
+    /// The server took the first `versions.count` of the rebased commits
+    /// (one ``wireCommits()``) at `versions`.
     mutating func accepted(versions: [UInt64]) throws {
-        let fresh = versions == pushes.map(\.commit.version) && mirror.version == pushBase
+        let sent = pushes.prefix(versions.count)
+        let fresh = versions == sent.map(\.commit.version) && mirror.version == pushBase
+        let ids = Set(sent.map(\.id))
         if fresh {
-            for changes in try mirror.append(pushes.map(\.commit)) { note(changes) }
+            for changes in try mirror.append(sent.map(\.commit)) { note(changes) }
+            // The rest stay rebased on top of these: the next push sends them.
+            pushes.removeFirst(sent.count)
+            pushBase = mirror.version
         } else {
             // Accepted by an earlier try at other versions: the pull brings them.
             isCaughtUp = false
+            pushes = []
         }
-        let ids = Set(pushes.map(\.id))
         progress.pending.removeAll { ids.contains($0.id) }
-        pushes = []
         try save()
     }
 

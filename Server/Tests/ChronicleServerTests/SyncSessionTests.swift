@@ -264,6 +264,27 @@ struct SyncSessionTests {
         #expect(try b.dump() == truth)
     }
 
+    /// A device back from a long time offline, with more commits than one
+    /// push may carry (the server refuses more than
+    /// `SyncWire.maximumCommitsPerPush`), uploads them in several pushes.
+    @Test func moreOfflineCommitsThanOnePushMayCarryAllUpload() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let (_, a, b) = try Self.twoDevices(on: server)
+        let count = SyncWire.maximumCommitsPerPush + 5
+        for id in 1...count {
+            try a.store.write { a.store.create(Note.self, value: ["id": id, "title": "n\(id)"]) }
+        }
+        a.session.start()
+        b.session.start()
+        defer { a.session.stop(); b.session.stop() }
+        try await a.sync(timeout: .seconds(240))
+        try await b.sync(timeout: .seconds(240))
+        #expect(b.store.objects(Note.self).count == count)
+        #expect(b.note(count)?.title == "n\(count)")
+        #expect(try a.dump() == b.dump())
+    }
+
     @Test func aRelaunchedDeviceResumesWithoutPushingTwice() async throws {
         let server = try await ServerProcess()
         let port = server.port
