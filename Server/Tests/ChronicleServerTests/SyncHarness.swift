@@ -1,6 +1,7 @@
 import Chronicle
 @_spi(SyncServer) import ChronicleSync
 import Foundation
+import ServerProcesses
 import Testing
 
 /// A synced note: the model the session tests edit from several devices.
@@ -95,6 +96,12 @@ func withTimeout<T: Sendable>(_ timeout: Duration, _ body: @escaping @Sendable (
 /// States compared by what users see: per type name, per primary key, each
 /// property by name (sets sorted: their order is not part of their meaning).
 enum Dump {
+    /// The dump of the fold of `scope`'s commits on `server`: what every
+    /// device of the scope must end with.
+    static func serverState(_ server: ServerProcess, scope: String) async throws -> [String: [String: String]] {
+        try of(fold(try await serverCommits(API(base: server.base, token: Harness.writer), scope: scope)))
+    }
+
     static func fold(_ journal: Journal) throws -> StoreState {
         var state = StoreState()
         var reader = journal.reader(from: journal.baseVersion + 1)

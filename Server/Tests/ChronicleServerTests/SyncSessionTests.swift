@@ -13,6 +13,16 @@ struct SyncSessionTests {
         return (scope, try Device(server: server.base, scope: scope, name: "a"), try Device(server: server.base, scope: scope, name: "b"))
     }
 
+    /// Brings two devices back online after offline edits: `a` uploads
+    /// first, then `b` (rebased on `a`'s), then `a` downloads `b`'s.
+    static func reconnect(_ a: Device, _ b: Device) async throws {
+        a.session.start()
+        try await a.sync()
+        b.session.start()
+        try await b.sync()
+        try await a.sync()
+    }
+
     @Test func aWriteOnOneDeviceReachesAnother() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
@@ -40,7 +50,7 @@ struct SyncSessionTests {
         #expect(a.note(1)?.title == "from b")
         #expect(a.note(1)?.count == 2)
         #expect(try a.dump() == b.dump())
-        let truth = try Dump.of(Dump.fold(try await Dump.serverCommits(API(base: server.base, token: Harness.writer), scope: scope)))
+        let truth = try await Dump.serverState(server, scope: scope)
         #expect(try a.dump() == truth)
     }
 
@@ -163,11 +173,7 @@ struct SyncSessionTests {
             a.store.add(four)   // the same primary key, offline on both: one object
         }
 
-        a.session.start()
-        try await a.sync()
-        b.session.start()
-        try await b.sync()
-        try await a.sync()
+        try await Self.reconnect(a, b)
         defer { a.session.stop(); b.session.stop() }
 
         for device in [a, b] {
@@ -230,11 +236,7 @@ struct SyncSessionTests {
             b.note(1)!.stops[0].floor = 2
             b.store.delete(b.note(2)!)             // its embedded place goes with it
         }
-        a.session.start()
-        try await a.sync()
-        b.session.start()
-        try await b.sync()
-        try await a.sync()
+        try await Self.reconnect(a, b)
         defer { a.session.stop(); b.session.stop() }
 
         for device in [a, b] {
@@ -259,7 +261,7 @@ struct SyncSessionTests {
         #expect(b.note(1)?.place?.city == "Bodø")
         #expect(b.note(1)?.place?.floor == 0)
         #expect(b.store.objects(Place.self).count == 3)
-        let truth = try Dump.of(Dump.fold(try await Dump.serverCommits(API(base: server.base, token: Harness.writer), scope: scope)))
+        let truth = try await Dump.serverState(server, scope: scope)
         #expect(try a.dump() == truth)
         #expect(try b.dump() == truth)
     }
