@@ -48,7 +48,7 @@ struct SyncEngine {
             do { commit = try Commit(encoded: snapshot) } catch { throw SyncError.protocolViolation("a snapshot that does not decode: \(error)") }
             if commit.version > mirror.version {
                 let folded: StoreState
-                do { folded = try StoreState().applying(commit).state } catch { throw SyncError.protocolViolation("a snapshot that does not fold: \(error)") }
+                do { folded = try StoreState.syncFold(snapshot: commit) } catch { throw SyncError.protocolViolation("a snapshot that does not fold: \(error)") }
                 // The store first: its first objects are readable before the mirror's copy is written.
                 let adopted = mirror.version == 0 ? try adopt(commit, scope: folded) : false
                 try mirror.reset(toSnapshot: commit, folded: folded)

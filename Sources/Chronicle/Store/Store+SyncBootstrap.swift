@@ -155,3 +155,17 @@ extension Journal {
         }
     }
 }
+
+extension StoreState {
+    /// The fold of a snapshot commit into the empty state, recording no
+    /// change set (``applying(_:)`` would record every object inserted):
+    /// how a device folds the snapshot it joins a scope with.
+    ///
+    /// - Throws: ``FoldError`` when the commit does not fold.
+    /// - Complexity: O(size of the snapshot).
+    package static func syncFold(snapshot: Commit) throws(FoldError) -> StoreState {
+        var state = StoreState()
+        try state.foldInPlace(snapshot)
+        return state
+    }
+}
