@@ -81,7 +81,9 @@ extension Store {
         }
         guard let plan else { return nil }
         checkpoints.insert(plan.new)
-        checkpointFile.didCommit(events: plan.new.tables.indices.reduce(0) { $0 + plan.new.count(table: $1) })
+        // Not counted as events for the checkpoint file: the new journal's
+        // file is already being written (the journal was replaced), and
+        // counting them would write it a second time once that write ends.
         return plan.snapshotVersion
     }
 
