@@ -6,6 +6,7 @@ import Foundation
 /// one task at a time (the session's loop), so a plain value.
 struct SyncEngine {
     let mirror: SyncMirror
+    private let store: Store
     private(set) var progress: SyncProgress
     private let progressURL: URL?
     private var pairs: KeyPairs
@@ -22,13 +23,15 @@ struct SyncEngine {
         if let folder { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
         progressURL = folder?.appendingPathComponent("progress.json")
         progress = try SyncProgress.load(from: progressURL)
+        self.store = store
         pairs = KeyPairs(progress.keyPairs)
         mirror = try SyncMirror(url: folder?.appendingPathComponent("server.journal"))
+        try resumeAfterBootstrap()
     }
 
     var serverVersion: UInt64 { mirror.version }
-    /// A new device starts from the server's snapshot (a mirror in a file only).
-    var canBootstrap: Bool { mirror.version == 0 && mirror.url != nil }
+    /// A new device starts from the server's snapshot.
+    var canBootstrap: Bool { mirror.version == 0 }
     var hasWorkToPush: Bool { !pushes.isEmpty && pushBase == mirror.version }
     var pendingCount: Int { progress.pending.count }
 
@@ -44,8 +47,13 @@ struct SyncEngine {
             let commit: Commit
             do { commit = try Commit(encoded: snapshot) } catch { throw SyncError.protocolViolation("a snapshot that does not decode: \(error)") }
             if commit.version > mirror.version {
-                try mirror.reset(toSnapshot: commit)
-                full = true
+                let folded: StoreState
+                do { folded = try StoreState.syncFold(snapshot: commit) } catch { throw SyncError.protocolViolation("a snapshot that does not fold: \(error)") }
+                // The store first: its first objects are readable before the mirror's copy is written.
+                let adopted = mirror.version == 0 ? try adopt(commit, scope: folded) : false
+                try mirror.reset(toSnapshot: commit, folded: folded)
+                touched = []
+                full = !adopted
             }
         }
         var commits: [Commit] = []
@@ -63,6 +71,41 @@ struct SyncEngine {
         let before = progress.pending.count
         progress.pending.removeAll { ids.contains($0.id) }
         if progress.pending.count != before { try save() }
+    }
+
+    /// An empty store takes the snapshot as its journal's start
+    /// (``Store/syncAdopt(snapshot:scope:label:metadata:)``) instead of
+    /// a rebase creating every object in one commit: its state is then the
+    /// scope's, key for key. Returns whether it did.
+    private mutating func adopt(_ snapshot: Commit, scope: StoreState) throws -> Bool {
+        guard progress.keyPairs.isEmpty,
+              let version = try store.syncAdopt(snapshot: snapshot, scope: scope, label: "sync",
+                                                metadata: [SyncSession.syncMetadataKey: String(snapshot.version)]) else { return false }
+        adopted(at: version)
+        try save()
+        return true
+    }
+
+    /// The store's journal now starts at `version`, a bootstrap's snapshot:
+    /// what the journal held before were schema commits, folded into it or
+    /// into the commit after it (a local commit, looked at as any other).
+    private mutating func adopted(at version: UInt64) {
+        progress.scannedThrough = version
+        progress.pending = []
+        progress.keyPairs = []
+        pairs = KeyPairs([])
+    }
+
+    /// A device killed between its bootstrap's new journal and saving its
+    /// progress finds a journal that starts after the progress it saved:
+    /// catches up with it.
+    private mutating func resumeAfterBootstrap() throws {
+        let journal = store.journalForReading
+        guard journal.baseVersion > 0, progress.scannedThrough <= journal.baseVersion else { return }
+        var reader = journal.reader(from: journal.baseVersion + 1)
+        guard let first = try reader.next(), first.metadata[SyncSession.syncMetadataKey] != nil else { return }
+        adopted(at: first.version)
+        try save()
     }
 
     private mutating func note(_ changes: ChangeSet) {

@@ -37,16 +37,16 @@ final class SyncMirror {
         return changes
     }
 
-    /// Starts over from a server snapshot (a new device's bootstrap).
-    func reset(toSnapshot snapshot: Commit) throws {
-        let folded = try StoreState().applying(snapshot).state
+    /// Starts over from a server snapshot (a new device's bootstrap):
+    /// `folded` is its fold into the empty state.
+    func reset(toSnapshot snapshot: Commit, folded: StoreState) throws {
         if let url {
             try journal.close()
             try Journal.syncCreate(at: url, baseVersion: snapshot.version - 1, commits: [snapshot])
             journal = try Journal(fileURL: url, durability: .full)
         } else {
-            journal = Journal.inMemory()
             // An in-memory mirror keeps no history: the state is what matters.
+            journal = Journal.syncInMemory(baseVersion: snapshot.version)
         }
         state = folded
     }

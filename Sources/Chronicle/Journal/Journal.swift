@@ -204,6 +204,30 @@ public final class Journal: Sendable {
         return Journal(fileURL: nil, durability: durability, isReadOnly: false, scan: scan, storage: storage)
     }
 
+    /// An in-memory journal that starts after `baseVersion` and holds
+    /// `commits` (versions `baseVersion + 1`, `+ 2`, …): what a compacted
+    /// file holds (``Journal/replaceFile(at:baseVersion:commits:afterStep:)``),
+    /// in memory.
+    ///
+    /// - Throws: ``JournalError/versionMismatch(expected:found:)`` when the
+    ///   commits' versions do not follow `baseVersion`.
+    /// - Complexity: O(size of the commits).
+    static func inMemory(durability: Durability = .full, baseVersion: UInt64, commits: [Commit]) throws(JournalError) -> Journal {
+        let fileID = IdentifierGeneration.makeUUID()
+        var bytes = JournalFormat.makeHeader(fileID: fileID, baseVersion: baseVersion)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(commits.count)
+        for (index, commit) in commits.enumerated() {
+            guard commit.version == baseVersion + 1 + UInt64(index) else {
+                throw .versionMismatch(expected: baseVersion + 1 + UInt64(index), found: commit.version)
+            }
+            offsets.append(bytes.count)
+            bytes += try JournalFormat.encodeRecord(commit)
+        }
+        let scan = JournalScan(fileID: fileID, baseVersion: baseVersion, offsets: offsets, end: bytes.count, tornBytes: 0)
+        return Journal(fileURL: nil, durability: durability, isReadOnly: false, scan: scan, storage: InMemoryStorage(bytes: bytes))
+    }
+
     deinit { try? close() }
 
     /// The version of the newest commit, or 0 for an empty journal.

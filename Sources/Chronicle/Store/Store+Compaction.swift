@@ -52,9 +52,59 @@ extension Store {
         guard let url = configuration.fileURL else { return }
         writer.lock()
         defer { writer.unlock() }
-        // Other processes must not hold the old file open: they would go on
-        // appending to it after the rename. Holding the process lock, no
-        // one opens it meanwhile (opening takes the lock too).
+        try replaceJournalFile(at: url, operation: "compact()", afterStep: afterStep) { current, old in
+            let first = old.baseVersion + 1
+            guard current.version >= first else { return nil }
+            // The first commit of the journal cannot be kept as history: it may
+            // be a snapshot itself, and the new snapshot folds it in anyway.
+            let keep = UInt64(max(0, min(keepingLast, Int(current.version - first))))
+            let snapshotVersion = current.version - keep
+            let base = keep == 0 ? current : try Store.fold(old, upTo: snapshotVersion)
+            var history: [Commit] = []
+            var reader = old.reader(from: snapshotVersion)
+            do throws(JournalError) {
+                guard let original = try reader.next() else { preconditionFailure("Chronicle: the journal lacks version \(snapshotVersion)") }
+                history.append(base.snapshotCommit(timestamp: original.timestamp))
+                while let commit = try reader.next(), commit.version <= current.version { history.append(commit) }
+            } catch {
+                throw StoreError.journal(error)
+            }
+            // The new journal must fold to exactly the current state.
+            var check = StoreState()
+            for commit in history { try check.foldInPlace(commit) }
+            precondition(check.version == current.version && check.isContentEqual(current),
+                         "Chronicle: compaction produced a journal that does not fold to the current state")
+            return JournalReplacement(baseVersion: snapshotVersion - 1, commits: history, state: nil)
+        }
+    }
+
+    /// A new journal for ``replaceJournalFile(at:operation:afterStep:_:)``
+    /// to write: its base version and commits, and the state to publish
+    /// with it (`nil`: the store's state stays as it is).
+    struct JournalReplacement {
+        var baseVersion: UInt64
+        var commits: [Commit]
+        var state: StoreState?
+    }
+
+    /// Replaces the journal file with a new one, as compaction and a sync
+    /// bootstrap do. Call holding ``writer``.
+    ///
+    /// Takes the journal's process lock, folds what other processes
+    /// appended and makes sure none of them has the file open (they would go
+    /// on appending to the old file after the rename; holding the process
+    /// lock, no one opens it meanwhile: opening takes the lock too). Then
+    /// `replacement` gets the caught-up state and the old journal and says
+    /// what to write (`nil`: nothing), the file is replaced atomically and
+    /// the store switches to the new one.
+    ///
+    /// - Returns: whether the journal was replaced.
+    /// - Throws: ``StoreError/sharedWithOtherProcesses(operation:)`` when
+    ///   another process has the file open (nothing changed); what
+    ///   `replacement` throws; ``StoreError/journal(_:)``.
+    @discardableResult
+    func replaceJournalFile(at url: URL, operation: String, afterStep: ((FileReplacementStep) throws(JournalError) -> Void)?,
+                            _ replacement: (StoreState, Journal) throws -> JournalReplacement?) throws -> Bool {
         let old = journal
         do { try old.lockForAppending() } catch { throw StoreError.journal(error) }
         var holdsProcessLock = true
@@ -64,55 +114,35 @@ extension Store {
         }
         defer { releaseProcessLock() }
         try foldAppendedCommits(from: old)
-        guard old.tryUseFileAlone() else { throw StoreError.sharedWithOtherProcesses(operation: "compact()") }
+        guard old.tryUseFileAlone() else { throw StoreError.sharedWithOtherProcesses(operation: operation) }
         var replaced = false
         defer { if !replaced { old.shareFileAgain() } }
-        let current = committedState()
-        let first = old.baseVersion + 1
-        guard current.version >= first else { return }
-        // The first commit of the journal cannot be kept as history: it may
-        // be a snapshot itself, and the new snapshot folds it in anyway.
-        let keep = UInt64(max(0, min(keepingLast, Int(current.version - first))))
-        let snapshotVersion = current.version - keep
-        let base = keep == 0 ? current : try Store.fold(old, upTo: snapshotVersion)
-        var history: [Commit] = []
-        var reader = old.reader(from: snapshotVersion)
-        do {
-            guard let original = try reader.next() else { preconditionFailure("Chronicle: the journal lacks version \(snapshotVersion)") }
-            history.append(base.snapshotCommit(timestamp: original.timestamp))
-            while let commit = try reader.next(), commit.version <= current.version { history.append(commit) }
-        } catch {
-            throw StoreError.journal(error)
-        }
-        // The new journal must fold to exactly the current state.
-        var check = StoreState()
-        for commit in history { try check.foldInPlace(commit) }
-        precondition(check.version == current.version && check.isContentEqual(current),
-                     "Chronicle: compaction produced a journal that does not fold to the current state")
-
+        guard let new = try replacement(committedState(), old) else { return false }
         do {
             try old.sync()
-            try Journal.replaceFile(at: url, baseVersion: snapshotVersion - 1, commits: history, afterStep: afterStep)
+            try Journal.replaceFile(at: url, baseVersion: new.baseVersion, commits: new.commits, afterStep: afterStep)
         } catch {
             // Once renamed, the journal at `url` is the new one: use it even if
             // a later step failed, or commits would go to the unlinked file.
             if let found = try? Journal(contentsOf: url), found.fileIdentifier != old.fileIdentifier {
                 replaced = true
                 releaseProcessLock()
-                try? swapJournal(url: url, old: old)
+                try? swapJournal(url: url, old: old, publishing: new.state)
             }
             throw StoreError.journal(error)
         }
         replaced = true
         // Opening the new journal takes the process lock itself.
         releaseProcessLock()
-        try swapJournal(url: url, old: old)
+        try swapJournal(url: url, old: old, publishing: new.state)
+        return true
     }
 
-    private func swapJournal(url: URL, old: Journal) throws {
+    private func swapJournal(url: URL, old: Journal, publishing state: StoreState?) throws {
         let new: Journal
         do { new = try Journal(sharedFileURL: url, durability: configuration.durability) } catch { throw StoreError.journal(error) }
         journalBox.withLock { $0 = new }
+        if let state { publish(state) }
         try? old.close()
         startFollowing() // the watch was on the old file
         // The new journal has a new file identifier: the checkpoint file
