@@ -118,5 +118,5 @@ if arguments.contains("scale") {
 }
 if arguments.contains("sharing") {
     print("\n== sharing")
-    try SharingBenchmark.run(quick: options.quick)
+    try SharingBenchmark.run(quick: options.quick, rounds: max(5, options.rounds))
 }

@@ -85,7 +85,7 @@ final class GroupCommit: @unchecked Sendable {
 
     /// Returns once `version` is durable, syncing (as leader) if no sync in
     /// progress covers it.
-    func waitUntilSynced(_ version: UInt64, sync: () throws(JournalError) -> Void) throws(JournalError) {
+    func waitUntilSynced(_ version: UInt64, sync: (UInt64) throws(JournalError) -> Void) throws(JournalError) {
         condition.lock()
         var led = false
         defer { unlockWaking(led) }
@@ -102,7 +102,7 @@ final class GroupCommit: @unchecked Sendable {
 
     /// With batched durability: syncs only if at least `backlog` versions are
     /// unsynced, waiting until `version` is durable in that case.
-    func waitIfBacklog(_ backlog: Int, version: UInt64, sync: () throws(JournalError) -> Void) throws(JournalError) {
+    func waitIfBacklog(_ backlog: Int, version: UInt64, sync: (UInt64) throws(JournalError) -> Void) throws(JournalError) {
         condition.lock()
         var led = false
         defer { unlockWaking(led) }
@@ -113,7 +113,7 @@ final class GroupCommit: @unchecked Sendable {
 
     /// Waits until `version` is synced, leading a sync if needed (then sets
     /// `led`: the caller wakes the others once it has unlocked).
-    private func waitLocked(_ version: UInt64, sync: () throws(JournalError) -> Void, led: inout Bool) throws(JournalError) {
+    private func waitLocked(_ version: UInt64, sync: (UInt64) throws(JournalError) -> Void, led: inout Bool) throws(JournalError) {
         if synced >= version { return }
         waiters += 1
         defer { waiters -= 1 }
@@ -140,16 +140,17 @@ final class GroupCommit: @unchecked Sendable {
         _ = condition.wait(until: Date(timeIntervalSinceNow: seconds))
     }
 
-    /// Syncs everything written so far. Called and returns with the lock held;
+    /// Syncs everything written so far (`sync` gets the newest version
+    /// written). Called and returns with the lock held;
     /// releases it during the sync. The caller wakes the waiters after.
     /// Returns the sync's error, if any.
-    private func lead(_ sync: () throws(JournalError) -> Void) -> JournalError? {
+    private func lead(_ sync: (UInt64) throws(JournalError) -> Void) -> JournalError? {
         syncing = true
         let target = written
         condition.unlock()
         var error: JournalError?
         let started = ContinuousClock.now
-        do { try sync() } catch let failed { error = failed }
+        do { try sync(target) } catch let failed { error = failed }
         let ended = ContinuousClock.now
         condition.lock()
         syncing = false
@@ -166,7 +167,7 @@ final class GroupCommit: @unchecked Sendable {
 
     /// The batched flusher's loop: syncs `maxDelay` after the oldest unsynced
     /// write, until ``stop()``. Runs on its own thread.
-    func runFlusher(maxDelay: Duration, sync: () throws(JournalError) -> Void) {
+    func runFlusher(maxDelay: Duration, sync: (UInt64) throws(JournalError) -> Void) {
         condition.lock()
         defer { condition.unlock() }
         while !stopped {

@@ -123,3 +123,20 @@ extension Journal {
         file.lockShared()
     }
 }
+
+extension Journal {
+    /// Counter `index` of the counters every process sharing this journal
+    /// sees (kept in `<journal name>.shared`, never reset): 0 if no process
+    /// raised it, and always 0 for a journal that is not shared.
+    /// - Complexity: O(1): an atomic load from shared memory.
+    func sharedCounter(_ index: Int) -> UInt64 {
+        core.sharedArea?.area.counter(index) ?? 0
+    }
+
+    /// Raises shared counter `index` to `value`, unless it is higher
+    /// already (atomically, so raises from several processes never lose
+    /// the highest). Does nothing for a journal that is not shared.
+    func raiseSharedCounter(_ index: Int, to value: UInt64) {
+        core.sharedArea?.area.raiseCounter(index, to: value)
+    }
+}

@@ -41,7 +41,7 @@ public final class Journal: Sendable {
     let core: JournalCore
 
     private init(fileURL: URL?, durability: Durability, isReadOnly: Bool, scan: JournalScan, storage: any JournalStorage,
-                 processLock: ProcessWriteLock? = nil) {
+                 processLock: ProcessWriteLock? = nil, sharedArea: SharedJournalArea? = nil) {
         self.fileURL = fileURL
         self.durability = durability
         self.isReadOnly = isReadOnly
@@ -54,11 +54,12 @@ public final class Journal: Sendable {
         var reserves = false
         if !isReadOnly, storage is JournalFile, durability != .none { reserves = true }
         core = JournalCore(storage: storage, baseVersion: scan.baseVersion, unscanned: scan.unscanned, offsets: scan.offsets,
-                           end: scan.end, hasFlusher: hasFlusher, reserves: reserves, processLock: processLock)
+                           end: scan.end, hasFlusher: hasFlusher, reserves: reserves, processLock: processLock,
+                           sharedArea: sharedArea.map { ($0, scan.fileID) })
         if case .batched(let maxDelay, _) = durability, !isReadOnly {
             let core = self.core
             let flusher = Thread {
-                core.groupCommit.runFlusher(maxDelay: maxDelay) { () throws(JournalError) in try core.sync() }
+                core.groupCommit.runFlusher(maxDelay: maxDelay) { (version) throws(JournalError) in try core.sync(through: version) }
             }
             flusher.name = "Chronicle journal flusher"
             flusher.start()
@@ -125,9 +126,13 @@ public final class Journal: Sendable {
     /// appended, so versions stay gap-free across them all. A commit whose
     /// version is not the one after the caught-up journal throws
     /// ``JournalError/versionMismatch(expected:found:)`` (a `Store` numbers
-    /// its commits itself, under the lock). Durability (``durability``,
-    /// group commit) is this journal's own: a sync makes every commit
-    /// written so far durable, whoever wrote it.
+    /// its commits itself, under the lock). Durability (``durability``)
+    /// is this journal's own, and group commit spans the processes: they
+    /// record in `<journal name>.shared` how far the file is written and
+    /// synced, and a commit that another process's sync already covered
+    /// is durable without a sync of its own (a sync makes every commit
+    /// written before it durable, whoever wrote it). A commit is still
+    /// acknowledged only once it is durable.
     ///
     /// Opening takes the process lock briefly, so that it scans and cuts a
     /// torn tail as ``init(fileURL:durability:)`` does without mistaking a
@@ -158,7 +163,10 @@ public final class Journal: Sendable {
         } else {
             try file.sync()
         }
-        self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, processLock: lock)
+        let area = try SharedJournalArea(journalURL: fileURL)
+        area.adopt(fileID: scan.fileID, syncedEnd: scan.end)
+        self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, processLock: lock,
+                  sharedArea: area)
     }
 
     /// Opens the journal at `url` for reading only.
@@ -285,9 +293,9 @@ public final class Journal: Sendable {
         let core = self.core
         switch durability {
         case .full:
-            try core.groupCommit.waitUntilSynced(ticket.version) { () throws(JournalError) in try core.sync() }
+            try core.groupCommit.waitUntilSynced(ticket.version) { (version) throws(JournalError) in try core.sync(through: version) }
         case .batched(_, let maxCommits):
-            try core.groupCommit.waitIfBacklog(maxCommits, version: ticket.version) { () throws(JournalError) in try core.sync() }
+            try core.groupCommit.waitIfBacklog(maxCommits, version: ticket.version) { (version) throws(JournalError) in try core.sync(through: version) }
         case .none:
             return
         }
@@ -303,7 +311,7 @@ public final class Journal: Sendable {
 
     private func syncWritten() throws(JournalError) {
         let core = self.core
-        try core.groupCommit.waitUntilSynced(core.groupCommit.writtenVersion) { () throws(JournalError) in try core.sync() }
+        try core.groupCommit.waitUntilSynced(core.groupCommit.writtenVersion) { (version) throws(JournalError) in try core.sync(through: version) }
     }
 
     /// Closes the journal: syncs what ``Durability/batched(maxDelay:maxCommits:)``

@@ -54,6 +54,10 @@ final class JournalCore: Sendable {
     /// append (``Journal/init(sharedFileURL:durability:)``); `nil` for a
     /// journal no other process writes. Lock order: this lock, then `state`'s.
     let processLock: ProcessWriteLock?
+    /// What the processes sharing the file tell each other (how far it is
+    /// written and synced), with the identifier of this journal's file;
+    /// `nil` for a journal no other process writes.
+    let sharedArea: (area: SharedJournalArea, fileID: UUID)?
 
     /// How much an append reserves ahead of the data when it runs out.
     static let reservation = 1 << 20
@@ -62,9 +66,11 @@ final class JournalCore: Sendable {
     /// records of `unscanned` (if a trusted open skipped them) or after
     /// `baseVersion`.
     init(storage: any JournalStorage, baseVersion: UInt64 = 0, unscanned: UnscannedPrefix? = nil, offsets: [Int], end: Int,
-         hasFlusher: Bool, reserves: Bool = false, processLock: ProcessWriteLock? = nil) {
+         hasFlusher: Bool, reserves: Bool = false, processLock: ProcessWriteLock? = nil,
+         sharedArea: (area: SharedJournalArea, fileID: UUID)? = nil) {
         self.storage = storage
         self.processLock = processLock
+        self.sharedArea = sharedArea
         let initial = State(baseVersion: baseVersion, unscannedCount: unscanned?.count ?? 0, offsets: offsets, end: end,
                             reservedEnd: end, reserves: reserves)
         state = Locked(initial)
@@ -93,6 +99,7 @@ final class JournalCore: Sendable {
             }
             state.offsets.append(state.end)
             state.end += record.count
+            sharedArea?.area.didWrite(upTo: state.end)
             groupCommit.didWrite(version)
             return version
         }
@@ -136,13 +143,26 @@ final class JournalCore: Sendable {
         }
     }
 
-    /// Syncs the storage (group commit calls this with no lock held). A failed
-    /// sync poisons the journal: it is never retried.
-    func sync() throws(JournalError) {
-        let hook = state.withLock { $0.faults?.beforeSync }
+    /// Makes everything up to `version` durable, syncing the storage (group
+    /// commit calls this with no lock held), unless, for a journal shared
+    /// between processes, another process's sync already covered the end
+    /// of `version`'s record (``SharedJournalArea/syncCovering(_:fileID:sync:)``).
+    /// A failed sync poisons the journal: it is never retried.
+    func sync(through version: UInt64) throws(JournalError) {
+        let (hook, target) = state.withLock { state in
+            // The end of `version`'s record: where the next one starts, or
+            // the end of the data (also where a version not indexed goes).
+            let next = version + 1
+            let end = next >= state.firstIndexedVersion && next <= state.lastVersion ? state.offset(of: next) : state.end
+            return (state.faults?.beforeSync, end)
+        }
         do throws(JournalError) {
             if let hook { try hook() }
-            try storage.sync()
+            if let (area, fileID) = sharedArea {
+                try area.syncCovering(target, fileID: fileID) { () throws(JournalError) in try storage.sync() }
+            } else {
+                try storage.sync()
+            }
         } catch {
             state.withLock { if $0.failure == nil { $0.failure = error } }
             throw error

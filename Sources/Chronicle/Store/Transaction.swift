@@ -128,16 +128,17 @@ final class Transaction: @unchecked Sendable {
     /// A key for a new object of `table`: never used before, in the journal
     /// or in this write.
     ///
-    /// Keys are also never reused within the process after a write rolled
-    /// back (``Store/keyHighWater``): an instance that write bound keeps its
-    /// key, and must not come to alias an object added later.
+    /// Keys are also never reused after a write rolled back, within the
+    /// process (``Store/keyHighWater``) or by another process sharing the
+    /// store (``Store/sharedKeyHighWater(table:)``): an instance that write
+    /// bound keeps its key, and must not come to alias an object added later.
     ///
     /// - Complexity: O(1) amortised; the store's lock is taken once per
     ///   table per write, not once per key.
     func newKey(table: Int) -> ObjectKey {
         if nextKeys.count <= table { nextKeys.append(contentsOf: repeatElement(0, count: table + 1 - nextKeys.count)) }
         var key = nextKeys[table]
-        if key == 0 { key = store.keyHighWater.withLock { $0[table] ?? 0 } }
+        if key == 0 { key = max(store.keyHighWater.withLock { $0[table] ?? 0 }, store.sharedKeyHighWater(table: table)) }
         key = max(key, state.nextKey(table: table).rawValue)
         nextKeys[table] = key + 1
         return ObjectKey(key)
@@ -153,6 +154,7 @@ final class Transaction: @unchecked Sendable {
                 highWater[table] = max(highWater[table] ?? 0, next)
             }
         }
+        store.raiseSharedKeyHighWater(nextKeys)
     }
 
     /// The write failed and commits nothing: instances it made managed stay
