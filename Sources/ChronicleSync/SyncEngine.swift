@@ -17,6 +17,8 @@ struct SyncEngine {
     private var pushes: [(id: UUID, commit: Commit)] = []
     private var pushBase: UInt64 = 0
     private(set) var isCaughtUp = false
+    /// The progress changed since it was last written.
+    private var unsaved = false
 
     init(store: Store, folder: URL?) throws {
         if let folder { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -24,6 +26,11 @@ struct SyncEngine {
         progress = try SyncProgress.load(from: progressURL)
         pairs = KeyPairs(progress.keyPairs)
         mirror = try SyncMirror(url: folder?.appendingPathComponent("server.journal"))
+        if progress.deviceID == nil {
+            // On disk before any commit is pushed under an id made from it.
+            progress.deviceID = UUID()
+            try save()
+        }
     }
 
     var serverVersion: UInt64 { mirror.version }
@@ -31,6 +38,8 @@ struct SyncEngine {
     var canBootstrap: Bool { mirror.version == 0 && mirror.url != nil }
     var hasWorkToPush: Bool { !pushes.isEmpty && pushBase == mirror.version }
     var pendingCount: Int { progress.pending.count }
+    /// Whether rebased commits wait to be pushed (at the scope's version or an older one).
+    var hasRebasedPushes: Bool { !pushes.isEmpty }
 
     /// The local journal version through which every local commit is on the server.
     var uploadedThrough: UInt64 {
@@ -50,19 +59,24 @@ struct SyncEngine {
         }
         var commits: [Commit] = []
         var ids = Set<UUID>()
+        let pendingIDs = Set(progress.pending.map(\.id))
+        var own: [UInt64] = []
         for wire in pull.commits {
             let commit: Commit
             do { commit = try Commit(encoded: wire.payload) } catch { throw SyncError.protocolViolation("a commit that does not decode: \(error)") }
             guard commit.version > mirror.version else { continue }
             commits.append(commit)
             ids.insert(wire.id)
+            if pendingIDs.contains(wire.id) { own.append(commit.version) }
         }
         for changes in try mirror.append(commits) { note(changes) }
         isCaughtUp = pull.head <= mirror.version
         // This device's own commits, accepted before it heard the answer (it was killed, or the answer was lost).
-        let before = progress.pending.count
-        progress.pending.removeAll { ids.contains($0.id) }
-        if progress.pending.count != before { try save() }
+        if !own.isEmpty {
+            progress.pending.removeAll { ids.contains($0.id) }
+            noteOwn(own)
+            try save()
+        }
     }
 
     private mutating func note(_ changes: ChangeSet) {
@@ -82,23 +96,31 @@ struct SyncEngine {
         let scope = mirror.state
         let (pairs, touched, full) = (self.pairs, self.touched, self.full)
         let journal = store.journalForReading
+        let device = progress.deviceID ?? UUID()
+        // The base of local commits made since the last scan (a store that never synced showed the empty scope).
+        var base = progress.rebasedAt ?? (scanned == 0 ? 0 : nil)
         let committed = try store.syncWrite(label: "sync", metadata: [SyncSession.syncMetadataKey: String(scope.version)]) { local in
             if local.version > scanned {
                 var reader = journal.reader(from: scanned + 1)
                 while let commit = try reader.next(), commit.version <= local.version {
-                    if commit.metadata[SyncSession.syncMetadataKey] == nil { pending.append(.init(local: commit.version, id: UUID())) }
+                    if let synced = commit.metadata[SyncSession.syncMetadataKey] {
+                        base = UInt64(synced)
+                    } else {
+                        pending.append(.init(local: commit.version, id: SyncProgress.commitID(device: device, commit: commit), base: base))
+                    }
                 }
             }
             scanned = max(scanned, local.version)
-            var commits: [(id: UUID, commit: Commit)] = []
+            var commits: [(id: UUID, commit: Commit, base: UInt64?)] = []
             for entry in pending {
                 var reader = journal.reader(from: entry.local)
                 guard let commit = try reader.next(), commit.version == entry.local else {
                     throw SyncError.local("the journal lacks local commit \(entry.local)")
                 }
-                commits.append((entry.id, commit))
+                commits.append((entry.id, commit, entry.base))
             }
-            var rebase = Rebase(scope: scope, local: local, pairs: pairs, touchedScope: touched)
+            let history = try listHistory(for: commits, local: local, scope: scope, pairs: pairs)
+            var rebase = Rebase(scope: scope, local: local, pairs: pairs, touchedScope: touched, history: history)
             try rebase.run(pending: commits, full: full)
             outcome = rebase
             return rebase.localEvents
@@ -111,6 +133,8 @@ struct SyncEngine {
         progress.pending = pending
         progress.scannedThrough = scanned
         progress.keyPairs = outcome.pairs.list
+        progress.rebasedAt = scope.version
+        noteOwn([])
         pushBase = scope.version
         pushes = outcome.pushes.enumerated().map { offset, push in
             (push.id, Commit(version: scope.version + UInt64(offset) + 1, timestamp: push.source.timestamp,
@@ -118,7 +142,15 @@ struct SyncEngine {
         }
         self.touched = []
         self.full = false
-        try save()
+        // Saved after the push (``saveProgress()``): the ids need not be on
+        // disk first (`SyncProgress.commitID(device:commit:)`), and the sync
+        // of the file would delay the push.
+        unsaved = true
+    }
+
+    /// Writes the progress if a rebase changed it since the last write.
+    mutating func saveProgress() throws {
+        if unsaved { try save() }
     }
 
     /// The most payload bytes one push carries (unless its first commit
@@ -158,7 +190,43 @@ struct SyncEngine {
             pushes = []
         }
         progress.pending.removeAll { ids.contains($0.id) }
+        noteOwn(versions)
         try save()
+    }
+
+    /// Records this device's commits the server took at `versions`, and
+    /// forgets those no pending commit's base is older than.
+    private mutating func noteOwn(_ versions: [UInt64]) {
+        let oldest = progress.pending.compactMap(\.base).min()
+        let kept = ((progress.ownVersions ?? []) + versions).filter { version in oldest.map { version > $0 } ?? false }
+        progress.ownVersions = kept.isEmpty ? nil : Array(Set(kept)).sorted()
+    }
+
+    /// The scope's list edits since the oldest base of `pending`, for the
+    /// objects whose lists they edit; `nil` when they edit none.
+    ///
+    /// - Complexity: O(size of the scope's commits since that base).
+    private func listHistory(for pending: [(id: UUID, commit: Commit, base: UInt64?)], local: StoreState, scope: StoreState,
+                             pairs: KeyPairs) throws -> ListHistory? {
+        var objects = Set<TableKey>()
+        for (_, commit, _) in pending {
+            for event in commit.events {
+                switch event {
+                case .listInsert(let table, let key, _, _, _), .listRemove(let table, let key, _, _),
+                     .listMove(let table, let key, _, _, _), .listReplace(let table, let key, _, _, _):
+                    guard local.schema.indices.contains(table) else { continue }
+                    let type = local.schema[table].name
+                    guard let scopeTable = scope.tableIndex(named: type) else { continue }
+                    objects.insert(TableKey(table: scopeTable, key: ObjectKey(pairs.scopeKey(type, local: key.rawValue))))
+                default:
+                    continue
+                }
+            }
+        }
+        guard !objects.isEmpty, let oldest = pending.compactMap(\.base).min() else { return nil }
+        let start = max(oldest, mirror.journal.baseVersion)
+        var reader = mirror.journal.reader(from: start + 1)
+        return try ListHistory(start: start, objects: objects, own: Set(progress.ownVersions ?? [])) { try reader.next() }
     }
 
     /// The scope moved on: pull, rebase again, push again.
@@ -170,8 +238,9 @@ struct SyncEngine {
     /// Closes the mirror's journal, so that another session can open it.
     func close() { try? mirror.journal.close() }
 
-    private func save() throws {
+    private mutating func save() throws {
         try progress.save(to: progressURL)
+        unsaved = false
     }
 }
 
