@@ -321,9 +321,12 @@ struct Rebase {
             current = mine.transformed(over: theirs, isFirst: false)
             if let moved = theirs.transformed(over: mine, isFirst: true) { after.append(.init(version: entry.version, edit: moved)) }
         }
-        if let current {
-            guard let built = event(current), emitScope(built, into: &events) else { return }
-        }
+        // An insert past the end (positions that disagree with the scope's,
+        // which a commit whose base was lost can have) goes at the end: an
+        // insert is never lost. Whatever was emitted, later pending edits
+        // of the list meet the concurrent ones as they apply after this one.
+        if case .insert(let at)? = current { current = .insert(min(at, listCount(list.table, list.key, list.property))) }
+        if let current, let built = event(current) { emitScope(built, into: &events) }
         concurrentEdits[list] = after
     }
 

@@ -195,10 +195,11 @@ struct SyncEngine {
     }
 
     /// Records this device's commits the server took at `versions`, and
-    /// forgets those no pending commit's base is older than.
+    /// forgets those no pending commit's base is older than, nor the base
+    /// of the local commits not scanned yet (the last rebase's version).
     private mutating func noteOwn(_ versions: [UInt64]) {
-        let oldest = progress.pending.compactMap(\.base).min()
-        let kept = ((progress.ownVersions ?? []) + versions).filter { version in oldest.map { version > $0 } ?? false }
+        let oldest = (progress.pending.compactMap(\.base) + [progress.rebasedAt ?? 0]).min() ?? 0
+        let kept = ((progress.ownVersions ?? []) + versions).filter { $0 > oldest }
         progress.ownVersions = kept.isEmpty ? nil : Array(Set(kept)).sorted()
     }
 

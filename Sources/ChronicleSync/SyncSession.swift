@@ -209,6 +209,8 @@ public final class SyncSession: Sendable {
             await loop(&engine, wakes: wakes, wake: wake, take: take)
             group.cancelAll()
         }
+        // A step stopped before its push leaves the last rebase's progress unsaved.
+        try? engine.saveProgress()
     }
 
     /// One step per wake-up (local commits, a pull, a retry), in order.
@@ -230,6 +232,7 @@ public final class SyncSession: Sendable {
                     return
                 }
                 publish(.error(error))
+                try? engine.saveProgress()
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(2))
                 wake.yield()

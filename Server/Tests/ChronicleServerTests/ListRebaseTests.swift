@@ -17,18 +17,12 @@ struct ListRebaseTests {
         let server = try await ServerProcess()
         defer { server.stop() }
         let (scope, a, b) = try SyncSessionTests.twoDevices(on: server)
-        a.session.start()
-        try a.store.write {
+        try await SyncSessionTests.share(a, with: b) {
             let note = Note()
             note.id = 1
             note.tags.append(contentsOf: ["a", "b", "c", "d"])
             a.store.add(note)
         }
-        try await a.sync()
-        b.session.start()
-        try await b.sync()
-        a.session.stop()
-        b.session.stop()
 
         // Offline. a: [a, A1, b, A2, c, d]
         try a.store.write { a.note(1)!.tags.insert("A1", at: 1) }
