@@ -1,5 +1,5 @@
 import Chronicle
-@testable import ChronicleSync
+@_spi(SyncServer) @testable import ChronicleSync
 import Foundation
 import Testing
 
@@ -175,5 +175,65 @@ struct ListTransformTests {
         let removed = Scenario(tags: ["a", "b"], remote: [[scenario.remove(at: 1)]])
         #expect(try removed.rebase([[scenario.insert("x", at: 2)]], base: nil) == ["a", "x"])
         #expect(try removed.rebase([[scenario.remove(at: 1)]], base: nil) == ["a"])
+    }
+}
+
+/// A note with a list, for the engine-level list rebase test.
+final class Task29ListNote: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var tags: List<String>
+}
+extension Task29ListNote: @unchecked Sendable {}
+
+/// The session's bookkeeping (`SyncEngine`) fed the server's answers by
+/// hand: which scope version each local commit was made on, and which of
+/// the scope's commits are this device's own.
+@Suite("Sync list rebase bookkeeping")
+struct ListRebaseBookkeepingTests {
+    static func wire(_ commits: [Commit]) -> SyncWire.Pull {
+        SyncWire.Pull(head: commits.last?.version ?? 0, snapshot: nil,
+                      commits: commits.map { SyncWire.WireCommit(id: UUID(), payload: $0.encoded()) })
+    }
+
+    /// A commit this device made before the session had looked at it was
+    /// made on the device's own accepted commit: only the server's commit
+    /// after that is concurrent with it.
+    @Test func aCommitMadeOnAnAcceptedOneIsTransformedOverLaterCommitsOnly() throws {
+        let server = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [Task29ListNote.self]))
+        try server.write {
+            let note = Task29ListNote()
+            note.id = 1
+            note.tags.append(contentsOf: ["a", "b"])
+            server.add(note)
+        }
+        var reader = server.journalForReading.reader(from: 1)
+        var scope: [Commit] = []
+        while let commit = try reader.next() { scope.append(commit) }
+
+        let device = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [Task29ListNote.self]))
+        var engine = try SyncEngine(store: device, folder: nil)
+        try engine.absorb(Self.wire(scope))
+        try engine.rebaseAndCollect(store: device)
+        let note = try #require(device.object(ofType: Task29ListNote.self, forPrimaryKey: 1))
+
+        // Pushed and accepted: [x, a, b].
+        try device.write { note.tags.insert("x", at: 0) }
+        try engine.rebaseAndCollect(store: device)
+        #expect(engine.wireCommits().count == 1)
+        try engine.accepted(versions: [engine.serverVersion + 1])
+        // Made on [x, a, b], before the session looks again: y between a and b.
+        try device.write { note.tags.insert("y", at: 2) }
+        // Another device's insert at the front, made on [x, a, b].
+        let state = engine.mirror.state
+        let table = try #require(state.tableIndex(named: "Task29ListNote"))
+        let key = try #require(state.key(table: table, primaryKey: .int(1)))
+        let property = try #require(state.schema[table].propertyIndex(named: "tags"))
+        let remote = Commit(version: engine.serverVersion + 1, timestamp: Date(), events: [
+            .listInsert(table: table, key: key, property: property, index: 0, value: .string("r")),
+        ])
+        try engine.absorb(Self.wire([remote]))
+        try engine.rebaseAndCollect(store: device)
+
+        #expect(Array(note.tags) == ["r", "x", "a", "y", "b"])
     }
 }
