@@ -16,8 +16,11 @@ import Foundation
 /// - a `create` whose primary key the scope already has becomes `set`s of
 ///   the object that has it (creates merge, property by property);
 /// - a `create` at a key the scope already uses takes a fresh key in the scope;
-/// - list edits apply at their index, clamped to the list as it is now
-///   (inserts are all kept); edits of elements no longer there are dropped;
+/// - list edits are transformed over the scope's edits of the list that
+///   the pending commit did not see (``ListHistory``, ``ListEdit``): every
+///   insert is kept, at the place its neighbours moved to; edits of
+///   elements removed in the scope are dropped; where those positions are
+///   unknown, an edit applies at its index, clamped to the list as it is now;
 /// - set and map edits apply per element; links to deleted objects drop.
 ///
 /// - Complexity: O(size of the pending commits + objects touched), plus
@@ -37,28 +40,40 @@ struct Rebase {
 
     private let local: StoreState
     private var touchedScope: Set<TableKey>
+    /// The scope's list edits since the oldest pending commit's base.
+    private let history: ListHistory?
+    /// Per list a pending commit edited: the scope's edits it has not seen,
+    /// transformed over the pending edits so far.
+    private var concurrentEdits: [ListHistory.List: [ListHistory.Entry]] = [:]
+    /// Objects the pending commits created or deleted in the scope: their lists start over.
+    private var renewed: Set<TableKey> = []
+    /// The effective base of the pending commit being translated (``ListHistory/effectiveBase(_:)``).
+    private var base: UInt64?
     private var touchedLocal: Set<TableKey> = []
     private var freshKeys: [String: Int64] = [:]
 
-    init(scope: StoreState, local: StoreState, pairs: KeyPairs, touchedScope: Set<TableKey>) {
+    init(scope: StoreState, local: StoreState, pairs: KeyPairs, touchedScope: Set<TableKey>, history: ListHistory? = nil) {
         working = scope
         scratch = local
         self.local = local
         self.pairs = pairs
         self.touchedScope = touchedScope
+        self.history = history
     }
 
-    /// Runs the rebase of `pending` (local commits, oldest first); with
-    /// `full`, compares every object instead of the touched ones.
-    mutating func run(pending: [(id: UUID, commit: Commit)], full: Bool) throws(SyncError) {
+    /// Runs the rebase of `pending` (local commits, oldest first, each with
+    /// its base: see ``ListHistory``); with `full`, compares every object
+    /// instead of the touched ones.
+    mutating func run(pending: [(id: UUID, commit: Commit, base: UInt64?)], full: Bool) throws(SyncError) {
         noteLocalTargets(pending.map(\.commit))
         // Pairs of objects the pending commits create are worked out anew.
-        for (_, commit) in pending {
+        for (_, commit, _) in pending {
             for case .create(let table, let key, _) in commit.events where local.schema.indices.contains(table) {
                 pairs.unpair(type: local.schema[table].name, local: key.rawValue)
             }
         }
-        for (id, commit) in pending {
+        for (id, commit, base) in pending {
+            self.base = history?.effectiveBase(base)
             var events: [Event] = []
             for event in commit.events { try translate(event, into: &events) }
             if events.isEmpty { emptied.append(id) } else { pushes.append((id, events, commit)) }
@@ -81,12 +96,13 @@ struct Rebase {
         local.schema.indices.contains(table) ? local.schema[table].name : nil
     }
 
-    private mutating func emitScope(_ event: Event, into events: inout [Event]) {
+    @discardableResult
+    private mutating func emitScope(_ event: Event, into events: inout [Event]) -> Bool {
         var changes = ChangeSetBuilder()
         do {
             try working.apply(event, changes: &changes)
         } catch {
-            return  // Cannot apply over the scope's state as it is now: dropped.
+            return false  // Cannot apply over the scope's state as it is now: dropped.
         }
         events.append(event)
         if let target = event.target { touchedScope.insert(TableKey(table: target.table, key: target.key)) }
@@ -94,6 +110,7 @@ struct Rebase {
         for key in built.insertions { touchedScope.insert(key) }
         for key in built.deletions { touchedScope.insert(key) }
         for modification in built.modifications { touchedScope.insert(TableKey(table: modification.table, key: modification.key)) }
+        return true
     }
 
     private static func check(_ mine: PropertySchema, _ theirs: PropertySchema, type: String) throws(SyncError) {
@@ -196,34 +213,56 @@ struct Rebase {
             }
             if key != localKey { pairs.pair(type: type, scope: key.rawValue, local: localKey.rawValue) }
             let ordered = scopeType.properties.map { byName[$0.name] ?? $0.defaultValue }
-            emitScope(.create(table: table, key: key, values: ordered), into: &events)
+            if emitScope(.create(table: table, key: key, values: ordered), into: &events) { renew(TableKey(table: table, key: key)) }
             return
         }
         let key = scopeKey(type, local: target.key)
         guard working.contains(table: table, key: key) else { return }  // Deleted in the scope: the delete wins.
         switch event {
         case .delete:
-            emitScope(.delete(table: table, key: key), into: &events)
+            if emitScope(.delete(table: table, key: key), into: &events) { renew(TableKey(table: table, key: key)) }
         case .set(_, _, let index, let value):
             guard let (mapped, schema) = property(index), !schema.isPrimaryKey else { return }
-            emitScope(.set(table: table, key: key, property: mapped, value: scopeValue(value, schema)), into: &events)
+            if emitScope(.set(table: table, key: key, property: mapped, value: scopeValue(value, schema)), into: &events), case .list = value {
+                // The list is this commit's whole: later pending edits of it have nothing to transform over.
+                concurrentEdits[ListHistory.List(table: table, key: key, property: mapped)] = []
+            }
         case .listInsert(_, _, let index, let position, let value):
             guard let (mapped, schema) = property(index) else { return }
             let element = scopeValue(value, schema)
             if case .null = element, schema.type == .object, !isNull(value) { return }
-            let count = listCount(table, key, mapped)
-            emitScope(.listInsert(table: table, key: key, property: mapped, index: min(position, count), value: element), into: &events)
+            let list = ListHistory.List(table: table, key: key, property: mapped)
+            emitList(.insert(position), in: list, into: &events) { count in
+                .insert(min(position, count))
+            } event: { edit in
+                guard case .insert(let at) = edit else { return nil }
+                return .listInsert(table: table, key: key, property: mapped, index: at, value: element)
+            }
         case .listRemove(_, _, let index, let position):
-            guard let (mapped, _) = property(index), position < listCount(table, key, mapped) else { return }
-            emitScope(.listRemove(table: table, key: key, property: mapped, index: position), into: &events)
+            guard let (mapped, _) = property(index) else { return }
+            emitList(.remove(position), in: ListHistory.List(table: table, key: key, property: mapped), into: &events) { count in
+                position < count ? .remove(position) : nil
+            } event: { edit in
+                guard case .remove(let at) = edit else { return nil }
+                return .listRemove(table: table, key: key, property: mapped, index: at)
+            }
         case .listMove(_, _, let index, let from, let to):
             guard let (mapped, _) = property(index) else { return }
-            let count = listCount(table, key, mapped)
-            guard from < count, to < count else { return }
-            emitScope(.listMove(table: table, key: key, property: mapped, from: from, to: to), into: &events)
+            emitList(.move(from: from, to: to), in: ListHistory.List(table: table, key: key, property: mapped), into: &events) { count in
+                from < count && to < count ? .move(from: from, to: to) : nil
+            } event: { edit in
+                guard case .move(let from, let to) = edit else { return nil }
+                return .listMove(table: table, key: key, property: mapped, from: from, to: to)
+            }
         case .listReplace(_, _, let index, let position, let value):
-            guard let (mapped, schema) = property(index), position < listCount(table, key, mapped) else { return }
-            emitScope(.listReplace(table: table, key: key, property: mapped, index: position, value: scopeValue(value, schema)), into: &events)
+            guard let (mapped, schema) = property(index) else { return }
+            let element = scopeValue(value, schema)
+            emitList(.replace(position), in: ListHistory.List(table: table, key: key, property: mapped), into: &events) { count in
+                position < count ? .replace(position) : nil
+            } event: { edit in
+                guard case .replace(let at) = edit else { return nil }
+                return .listReplace(table: table, key: key, property: mapped, index: at, value: element)
+            }
         case .setInsert(_, _, let index, let value):
             guard let (mapped, schema) = property(index) else { return }
             let element = scopeValue(value, schema)
@@ -242,10 +281,68 @@ struct Rebase {
             emitScope(.mapRemove(table: table, key: key, property: mapped, mapKey: mapKey), into: &events)
         case .clear(_, _, let index):
             guard let (mapped, _) = property(index) else { return }
-            emitScope(.clear(table: table, key: key, property: mapped), into: &events)
+            if emitScope(.clear(table: table, key: key, property: mapped), into: &events) {
+                concurrentEdits[ListHistory.List(table: table, key: key, property: mapped)] = []
+            }
         case .defineType, .addProperty, .changeSchema, .create:
             break
         }
+    }
+
+    /// An object this rebase created or deleted in the scope: its lists
+    /// are what the pending commits make them, with nothing concurrent.
+    private mutating func renew(_ object: TableKey) {
+        renewed.insert(object)
+        for list in concurrentEdits.keys where list.object == object { concurrentEdits[list] = [] }
+    }
+
+    /// Emits a pending list edit at the place it takes in the scope:
+    /// transformed over the scope's edits of `list` the pending commit did
+    /// not see; where those are unknown, at `clamped(count of the list now)`.
+    /// An edit that comes to nothing (its element is gone) is dropped.
+    private mutating func emitList(_ edit: ListEdit, in list: ListHistory.List, into events: inout [Event],
+                                   clamped: (Int) -> ListEdit?, event: (ListEdit) -> Event?) {
+        guard let concurrent = concurrentEdits(list) else {
+            if let placed = clamped(listCount(list.table, list.key, list.property)), let built = event(placed) {
+                emitScope(built, into: &events)
+            }
+            return
+        }
+        // Transform the pending edit over each concurrent one, and each
+        // concurrent one over it, so that later pending edits of the list
+        // meet them as they apply after this one.
+        var current: ListEdit? = edit
+        var after: [ListHistory.Entry] = []
+        for entry in concurrent {
+            guard let mine = current, let theirs = entry.edit else {
+                after.append(entry)
+                continue
+            }
+            current = mine.transformed(over: theirs, isFirst: false)
+            if let moved = theirs.transformed(over: mine, isFirst: true) { after.append(.init(version: entry.version, edit: moved)) }
+        }
+        // An insert past the end (positions that disagree with the scope's,
+        // which a commit whose base was lost can have) goes at the end: an
+        // insert is never lost. Whatever was emitted, later pending edits
+        // of the list meet the concurrent ones as they apply after this one.
+        if case .insert(let at)? = current { current = .insert(min(at, listCount(list.table, list.key, list.property))) }
+        if let current, let built = event(current) { emitScope(built, into: &events) }
+        concurrentEdits[list] = after
+    }
+
+    /// The scope's edits of `list` that the pending commit being translated
+    /// did not see, as they apply after the pending edits before it;
+    /// `nil` when their positions are unknown.
+    private mutating func concurrentEdits(_ list: ListHistory.List) -> [ListHistory.Entry]? {
+        guard let history else { return nil }
+        var entries = concurrentEdits[list] ?? (renewed.contains(list.object) ? [] : history.entries(list))
+        if let base {
+            // Seen already: the scope's edits up to the base.
+            entries.removeFirst(entries.prefix { $0.version <= base }.count)
+        }
+        concurrentEdits[list] = entries
+        guard base != nil || entries.isEmpty, !entries.contains(where: { $0.edit == nil }) else { return nil }
+        return entries
     }
 
     private func isNull(_ value: PersistedValue) -> Bool {

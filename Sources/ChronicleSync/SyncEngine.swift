@@ -18,6 +18,8 @@ struct SyncEngine {
     private var pushes: [(id: UUID, commit: Commit)] = []
     private var pushBase: UInt64 = 0
     private(set) var isCaughtUp = false
+    /// The progress changed since it was last written.
+    private var unsaved = false
 
     init(store: Store, folder: URL?) throws {
         if let folder { try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true) }
@@ -26,6 +28,11 @@ struct SyncEngine {
         self.store = store
         pairs = KeyPairs(progress.keyPairs)
         mirror = try SyncMirror(url: folder?.appendingPathComponent("server.journal"))
+        if progress.deviceID == nil {
+            // On disk before any commit is pushed under an id made from it.
+            progress.deviceID = UUID()
+            try save()
+        }
         try resumeAfterBootstrap()
     }
 
@@ -34,6 +41,8 @@ struct SyncEngine {
     var canBootstrap: Bool { mirror.version == 0 }
     var hasWorkToPush: Bool { !pushes.isEmpty && pushBase == mirror.version }
     var pendingCount: Int { progress.pending.count }
+    /// Whether rebased commits wait to be pushed (at the scope's version or an older one).
+    var hasRebasedPushes: Bool { !pushes.isEmpty }
 
     /// The local journal version through which every local commit is on the server.
     var uploadedThrough: UInt64 {
@@ -58,19 +67,24 @@ struct SyncEngine {
         }
         var commits: [Commit] = []
         var ids = Set<UUID>()
+        let pendingIDs = Set(progress.pending.map(\.id))
+        var own: [UInt64] = []
         for wire in pull.commits {
             let commit: Commit
             do { commit = try Commit(encoded: wire.payload) } catch { throw SyncError.protocolViolation("a commit that does not decode: \(error)") }
             guard commit.version > mirror.version else { continue }
             commits.append(commit)
             ids.insert(wire.id)
+            if pendingIDs.contains(wire.id) { own.append(commit.version) }
         }
         for changes in try mirror.append(commits) { note(changes) }
         isCaughtUp = pull.head <= mirror.version
         // This device's own commits, accepted before it heard the answer (it was killed, or the answer was lost).
-        let before = progress.pending.count
-        progress.pending.removeAll { ids.contains($0.id) }
-        if progress.pending.count != before { try save() }
+        if !own.isEmpty {
+            progress.pending.removeAll { ids.contains($0.id) }
+            noteOwn(own)
+            try save()
+        }
     }
 
     /// An empty store takes the snapshot as its journal's start
@@ -81,7 +95,7 @@ struct SyncEngine {
         guard progress.keyPairs.isEmpty,
               let version = try store.syncAdopt(snapshot: snapshot, scope: scope, label: "sync",
                                                 metadata: [SyncSession.syncMetadataKey: String(snapshot.version)]) else { return false }
-        adopted(at: version)
+        adopted(at: version, scopeVersion: snapshot.version)
         try save()
         return true
     }
@@ -89,10 +103,13 @@ struct SyncEngine {
     /// The store's journal now starts at `version`, a bootstrap's snapshot:
     /// what the journal held before were schema commits, folded into it or
     /// into the commit after it (a local commit, looked at as any other).
-    private mutating func adopted(at version: UInt64) {
+    /// Local commits made after it are based on the scope at `scopeVersion`.
+    private mutating func adopted(at version: UInt64, scopeVersion: UInt64?) {
         progress.scannedThrough = version
         progress.pending = []
         progress.keyPairs = []
+        progress.rebasedAt = scopeVersion
+        progress.ownVersions = nil
         pairs = KeyPairs([])
     }
 
@@ -103,8 +120,8 @@ struct SyncEngine {
         let journal = store.journalForReading
         guard journal.baseVersion > 0, progress.scannedThrough <= journal.baseVersion else { return }
         var reader = journal.reader(from: journal.baseVersion + 1)
-        guard let first = try reader.next(), first.metadata[SyncSession.syncMetadataKey] != nil else { return }
-        adopted(at: first.version)
+        guard let first = try reader.next(), let scope = first.metadata[SyncSession.syncMetadataKey] else { return }
+        adopted(at: first.version, scopeVersion: UInt64(scope))
         try save()
     }
 
@@ -125,23 +142,31 @@ struct SyncEngine {
         let scope = mirror.state
         let (pairs, touched, full) = (self.pairs, self.touched, self.full)
         let journal = store.journalForReading
+        let device = progress.deviceID ?? UUID()
+        // The base of local commits made since the last scan (a store that never synced showed the empty scope).
+        var base = progress.rebasedAt ?? (scanned == 0 ? 0 : nil)
         let committed = try store.syncWrite(label: "sync", metadata: [SyncSession.syncMetadataKey: String(scope.version)]) { local in
             if local.version > scanned {
                 var reader = journal.reader(from: scanned + 1)
                 while let commit = try reader.next(), commit.version <= local.version {
-                    if commit.metadata[SyncSession.syncMetadataKey] == nil { pending.append(.init(local: commit.version, id: UUID())) }
+                    if let synced = commit.metadata[SyncSession.syncMetadataKey] {
+                        base = UInt64(synced)
+                    } else {
+                        pending.append(.init(local: commit.version, id: SyncProgress.commitID(device: device, commit: commit), base: base))
+                    }
                 }
             }
             scanned = max(scanned, local.version)
-            var commits: [(id: UUID, commit: Commit)] = []
+            var commits: [(id: UUID, commit: Commit, base: UInt64?)] = []
             for entry in pending {
                 var reader = journal.reader(from: entry.local)
                 guard let commit = try reader.next(), commit.version == entry.local else {
                     throw SyncError.local("the journal lacks local commit \(entry.local)")
                 }
-                commits.append((entry.id, commit))
+                commits.append((entry.id, commit, entry.base))
             }
-            var rebase = Rebase(scope: scope, local: local, pairs: pairs, touchedScope: touched)
+            let history = try listHistory(for: commits, local: local, scope: scope, pairs: pairs)
+            var rebase = Rebase(scope: scope, local: local, pairs: pairs, touchedScope: touched, history: history)
             try rebase.run(pending: commits, full: full)
             outcome = rebase
             return rebase.localEvents
@@ -154,6 +179,8 @@ struct SyncEngine {
         progress.pending = pending
         progress.scannedThrough = scanned
         progress.keyPairs = outcome.pairs.list
+        progress.rebasedAt = scope.version
+        noteOwn([])
         pushBase = scope.version
         pushes = outcome.pushes.enumerated().map { offset, push in
             (push.id, Commit(version: scope.version + UInt64(offset) + 1, timestamp: push.source.timestamp,
@@ -161,7 +188,15 @@ struct SyncEngine {
         }
         self.touched = []
         self.full = false
-        try save()
+        // Saved after the push (``saveProgress()``): the ids need not be on
+        // disk first (`SyncProgress.commitID(device:commit:)`), and the sync
+        // of the file would delay the push.
+        unsaved = true
+    }
+
+    /// Writes the progress if a rebase changed it since the last write.
+    mutating func saveProgress() throws {
+        if unsaved { try save() }
     }
 
     /// The most payload bytes one push carries (unless its first commit
@@ -201,7 +236,44 @@ struct SyncEngine {
             pushes = []
         }
         progress.pending.removeAll { ids.contains($0.id) }
+        noteOwn(versions)
         try save()
+    }
+
+    /// Records this device's commits the server took at `versions`, and
+    /// forgets those no pending commit's base is older than, nor the base
+    /// of the local commits not scanned yet (the last rebase's version).
+    private mutating func noteOwn(_ versions: [UInt64]) {
+        let oldest = (progress.pending.compactMap(\.base) + [progress.rebasedAt ?? 0]).min() ?? 0
+        let kept = ((progress.ownVersions ?? []) + versions).filter { $0 > oldest }
+        progress.ownVersions = kept.isEmpty ? nil : Array(Set(kept)).sorted()
+    }
+
+    /// The scope's list edits since the oldest base of `pending`, for the
+    /// objects whose lists they edit; `nil` when they edit none.
+    ///
+    /// - Complexity: O(size of the scope's commits since that base).
+    private func listHistory(for pending: [(id: UUID, commit: Commit, base: UInt64?)], local: StoreState, scope: StoreState,
+                             pairs: KeyPairs) throws -> ListHistory? {
+        var objects = Set<TableKey>()
+        for (_, commit, _) in pending {
+            for event in commit.events {
+                switch event {
+                case .listInsert(let table, let key, _, _, _), .listRemove(let table, let key, _, _),
+                     .listMove(let table, let key, _, _, _), .listReplace(let table, let key, _, _, _):
+                    guard local.schema.indices.contains(table) else { continue }
+                    let type = local.schema[table].name
+                    guard let scopeTable = scope.tableIndex(named: type) else { continue }
+                    objects.insert(TableKey(table: scopeTable, key: ObjectKey(pairs.scopeKey(type, local: key.rawValue))))
+                default:
+                    continue
+                }
+            }
+        }
+        guard !objects.isEmpty, let oldest = pending.compactMap(\.base).min() else { return nil }
+        let start = max(oldest, mirror.journal.baseVersion)
+        var reader = mirror.journal.reader(from: start + 1)
+        return try ListHistory(start: start, objects: objects, own: Set(progress.ownVersions ?? [])) { try reader.next() }
     }
 
     /// The scope moved on: pull, rebase again, push again.
@@ -213,8 +285,9 @@ struct SyncEngine {
     /// Closes the mirror's journal, so that another session can open it.
     func close() { try? mirror.journal.close() }
 
-    private func save() throws {
+    private mutating func save() throws {
         try progress.save(to: progressURL)
+        unsaved = false
     }
 }
 

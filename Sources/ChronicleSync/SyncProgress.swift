@@ -8,6 +8,9 @@ struct SyncProgress: Codable, Sendable, Equatable {
     struct Pending: Codable, Sendable, Equatable {
         var local: UInt64
         var id: UUID
+        /// The scope version the store showed when the commit was made
+        /// (see `ListHistory`); `nil` if unknown.
+        var base: UInt64?
     }
 
     /// One object whose key differs between the scope and this journal.
@@ -17,6 +20,8 @@ struct SyncProgress: Codable, Sendable, Equatable {
         var local: Int64
     }
 
+    /// This device's id, drawn once: part of every ``commitID(device:commit:)``.
+    var deviceID: UUID?
     /// The local journal version through which every commit was looked at:
     /// those made here are in `pending` or accepted.
     var scannedThrough: UInt64 = 0
@@ -24,6 +29,12 @@ struct SyncProgress: Codable, Sendable, Equatable {
     var pending: [Pending] = []
     /// Objects whose local key is not their key in the scope.
     var keyPairs: [KeyPair] = []
+    /// The scope version the last rebase brought the store to: the base of
+    /// the local commits made after it. `nil` before the first.
+    var rebasedAt: UInt64?
+    /// Server versions of this device's accepted commits newer than the
+    /// oldest pending commit's base (see `ListHistory`).
+    var ownVersions: [UInt64]?
 
     static func load(from url: URL?) throws -> SyncProgress {
         guard let url, FileManager.default.fileExists(atPath: url.path) else { return SyncProgress() }

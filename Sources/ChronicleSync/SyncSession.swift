@@ -40,7 +40,6 @@ public final class SyncSession: Sendable {
         var listeners: [UInt64: AsyncStream<SyncState>.Continuation] = [:]
         var nextListener: UInt64 = 0
         var loop: Task<Void, Never>?
-        var watcher: Task<Void, Never>?
         var currentPull: Task<SyncWire.Pull, any Error>?
         /// The local journal version through which every local commit is on the server.
         var uploadedThrough: UInt64 = 0
@@ -50,6 +49,13 @@ public final class SyncSession: Sendable {
         var downloadsServed: UInt64 = 0
         var permanentError: SyncError?
         var running = false
+        /// What the puller brought and the loop has not taken in yet, with
+        /// the download requests each pull was made after.
+        var inbox: [(pull: SyncWire.Pull, requested: UInt64)] = []
+        /// The scope version the session's copy of the scope is at: the next pull is for what follows.
+        var mirrorVersion: UInt64 = 0
+        /// Whether the last pull found nothing newer on the server: the next one may wait.
+        var caughtUp = false
     }
     private let shared = Mutex(Shared())
 
@@ -97,21 +103,19 @@ public final class SyncSession: Sendable {
             shared.running = true
             shared.permanentError = nil
             shared.loop = Task.detached { [self] in await self.run() }
-            shared.watcher = Task.detached { [self] in await self.watchLocalWrites() }
         }
     }
 
     /// Stops syncing: cancels the request in flight. Local writes go on;
     /// the next ``start()`` pushes them. Progress is already on disk.
     public func stop() {
-        let (loop, watcher) = shared.withLock { shared in
+        let loop = shared.withLock { shared in
             shared.running = false
             shared.currentPull?.cancel()
-            defer { shared.loop = nil; shared.watcher = nil }
-            return (shared.loop, shared.watcher)
+            defer { shared.loop = nil }
+            return shared.loop
         }
         loop?.cancel()
-        watcher?.cancel()
         publish(.disconnected)
     }
 
@@ -165,19 +169,13 @@ public final class SyncSession: Sendable {
 
     // MARK: Loop
 
-    /// Cuts a long-poll short when the app writes, so the write is pushed at once.
-    private func watchLocalWrites() async {
-        var seen = store.version
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(10))
-            let now = store.version
-            if now != seen {
-                seen = now
-                shared.withLock { $0.currentPull?.cancel() }
-            }
-        }
-    }
+    private typealias Signal = AsyncStream<Void>.Continuation
 
+    /// Opens the session's bookkeeping, then runs two tasks until stopped:
+    /// the loop, which takes in what was pulled, rebases and pushes, woken
+    /// by each local commit (a store commit listener) and by each pull; and
+    /// the puller, which keeps a long-poll waiting on the server. A push
+    /// goes out on its own connection while the long-poll waits.
     private func run() async {
         var engine: SyncEngine
         // A session stopped just before may still be closing the mirror: give it a moment.
@@ -195,28 +193,98 @@ public final class SyncSession: Sendable {
             }
         }
         defer { engine.close() }
-        shared.withLock { $0.uploadedThrough = engine.uploadedThrough }
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (taken, take) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let listener = store.addCommitListener { _ in wake.yield() }
+        defer { store.removeCommitListener(listener) }
+        let bootstrap = engine.canBootstrap
+        shared.withLock {
+            $0.uploadedThrough = engine.uploadedThrough
+            $0.mirrorVersion = engine.serverVersion
+            $0.caughtUp = false
+            $0.inbox = []
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.pullLoop(bootstrap: bootstrap, wake: wake, taken: taken) }
+            await loop(&engine, wakes: wakes, wake: wake, take: take)
+            group.cancelAll()
+        }
+        // A step stopped before its push leaves the last rebase's progress unsaved.
+        try? engine.saveProgress()
+    }
+
+    /// One step per wake-up (local commits, a pull, a retry), in order.
+    private func loop(_ engine: inout SyncEngine, wakes: AsyncStream<Void>, wake: Signal, take: Signal) async {
         var pause: Duration = .milliseconds(50)
-        while !Task.isCancelled {
+        var first = true
+        wake.yield()
+        for await _ in wakes {
+            if Task.isCancelled || shared.withLock({ $0.permanentError != nil }) { return }
             do {
-                try await cycle(&engine)
+                try await step(&engine, first: first, take: take)
+                first = false
                 pause = .milliseconds(50)
-            } catch let error as SyncError {
-                if Task.isCancelled { break }
+            } catch {
+                if Task.isCancelled { return }
+                let error = error as? SyncError ?? .local("\(error)")
                 if error.isPermanent {
                     fail(error)
                     return
                 }
                 publish(.error(error))
+                try? engine.saveProgress()
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(2))
-            } catch is CancellationError {
-                continue
-            } catch {
-                publish(.error(.local("\(error)")))
-                try? await Task.sleep(for: pause)
-                pause = min(pause * 2, .seconds(2))
+                wake.yield()
             }
+        }
+    }
+
+    /// Keeps one pull waiting on the server (long-polling unless a
+    /// `waitUntilDownloaded()` wants an answer now), hands each answer to
+    /// the loop, and pulls again once the loop has taken it in.
+    private func pullLoop(bootstrap: Bool, wake: Signal, taken: AsyncStream<Void>) async {
+        var pause: Duration = .milliseconds(50)
+        var takenIterator = taken.makeAsyncIterator()
+        let transport = self.transport
+        while !Task.isCancelled {
+            let (after, requested, served, caughtUp) = shared.withLock {
+                ($0.mirrorVersion, $0.downloadRequests, $0.downloadsServed, $0.caughtUp)
+            }
+            // Long-poll only once caught up, and not for a `waitUntilDownloaded()` waiting.
+            let wait = caughtUp && requested <= served ? 25 : 0
+            let pullTask = Task { () async throws -> SyncWire.Pull in
+                try await transport.pull(after: after, wait: wait, bootstrap: bootstrap && after == 0)
+            }
+            shared.withLock { $0.currentPull = pullTask }
+            let pulled: SyncWire.Pull
+            do {
+                pulled = try await withTaskCancellationHandler { try await pullTask.value } onCancel: { pullTask.cancel() }
+            } catch {
+                shared.withLock { $0.currentPull = nil }
+                if Task.isCancelled { return }
+                // Cut short by `waitUntilDownloaded()`: pull again, without waiting.
+                if pullTask.isCancelled { continue }
+                let error = error as? SyncError ?? .local("\(error)")
+                if error.isPermanent {
+                    fail(error)
+                    wake.yield()
+                    return
+                }
+                publish(.error(error))
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(2))
+                continue
+            }
+            pause = .milliseconds(50)
+            shared.withLock {
+                $0.currentPull = nil
+                $0.inbox.append((pulled, requested))
+            }
+            if case .disconnected = state { publish(.connected) }
+            if case .error = state { publish(.connected) }
+            wake.yield()
+            guard await takenIterator.next() != nil else { return }
         }
     }
 
@@ -228,52 +296,53 @@ public final class SyncSession: Sendable {
         publish(.error(error))
     }
 
-    /// One round: pull (long-polling when there is nothing to push), rebase, push.
-    private func cycle(_ engine: inout SyncEngine) async throws {
-        let requested = shared.withLock { $0.downloadRequests }
-        let idle = !engine.hasWorkToPush && engine.isCaughtUp && requested == shared.withLock { $0.downloadsServed }
-        let wait = idle ? 25 : 0
-        let after = engine.serverVersion
-        let bootstrap = engine.canBootstrap
-        let transport = self.transport
-        let pullTask = Task { () async throws -> SyncWire.Pull in
-            try await transport.pull(after: after, wait: wait, bootstrap: bootstrap)
+    /// Takes in what was pulled, rebases when the scope or the store moved
+    /// on, and pushes what is ready.
+    private func step(_ engine: inout SyncEngine, first: Bool, take: Signal) async throws {
+        let inbox = shared.withLock { shared in
+            defer { shared.inbox = [] }
+            return shared.inbox
         }
-        shared.withLock { $0.currentPull = pullTask }
-        let pulled: SyncWire.Pull
-        do {
-            pulled = try await pullTask.value
-        } catch let error as SyncError {
-            shared.withLock { $0.currentPull = nil }
-            // A pull cut short by a local write: go and push it.
-            if pullTask.isCancelled && !Task.isCancelled {
-                try engine.rebaseAndCollect(store: store)
-                try await upload(&engine)
-                return
+        var served: UInt64?
+        let before = engine.serverVersion
+        if !inbox.isEmpty {
+            // Whatever happens, the puller goes on from what the copy of the scope holds.
+            defer {
+                shared.withLock {
+                    $0.mirrorVersion = engine.serverVersion
+                    $0.caughtUp = engine.isCaughtUp
+                }
+                take.yield()
             }
-            throw error
-        }
-        shared.withLock { $0.currentPull = nil }
-        if case .disconnected = state { publish(.connected) }
-        if case .error = state { publish(.connected) }
-        if !pulled.commits.isEmpty || pulled.snapshot != nil { publish(.downloading(pulled.commits.count)) }
-        try engine.absorb(pulled)
-        try engine.rebaseAndCollect(store: store)
-        try await upload(&engine)
-        if engine.isCaughtUp && pulled.head <= engine.serverVersion {
-            shared.withLock { $0.downloadsServed = max($0.downloadsServed, requested) }
-            if !engine.hasWorkToPush && engine.pendingCount == 0 {
-                shared.withLock { $0.uploadedThrough = max($0.uploadedThrough, engine.uploadedThrough) }
-                publish(.upToDate)
+            for (pulled, requested) in inbox {
+                if !pulled.commits.isEmpty || pulled.snapshot != nil { publish(.downloading(pulled.commits.count)) }
+                try engine.absorb(pulled)
+                if engine.isCaughtUp && pulled.head <= engine.serverVersion { served = max(served ?? 0, requested) }
             }
         }
+        // Pending commits with nothing rebased to push (after a conflict, or
+        // a relaunch) are rebased once the session knows the scope's head.
+        // (This device's own commits coming back from the server move nothing.)
+        let scopeMoved = engine.serverVersion != before
+        let stale = engine.pendingCount > 0 && !engine.hasRebasedPushes && engine.isCaughtUp
+        if first || scopeMoved || stale || store.version > engine.progress.scannedThrough {
+            try engine.rebaseAndCollect(store: store)
+        }
+        while engine.hasWorkToPush && engine.isCaughtUp {
+            try await upload(&engine)
+        }
+        try engine.saveProgress()
+        shared.withLock { shared in
+            shared.uploadedThrough = max(shared.uploadedThrough, engine.uploadedThrough)
+            shared.mirrorVersion = engine.serverVersion
+            shared.caughtUp = engine.isCaughtUp
+            if let served { shared.downloadsServed = max(shared.downloadsServed, served) }
+        }
+        if engine.isCaughtUp && !engine.hasWorkToPush && engine.pendingCount == 0 { publish(.upToDate) }
     }
 
+    /// One push of the rebased commits.
     private func upload(_ engine: inout SyncEngine) async throws {
-        guard engine.hasWorkToPush else {
-            shared.withLock { $0.uploadedThrough = max($0.uploadedThrough, engine.uploadedThrough) }
-            return
-        }
         let commits = engine.wireCommits()
         publish(.uploading(commits.count))
         switch try await transport.push(base: engine.serverVersion, commits: commits) {

@@ -4,13 +4,15 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The HTTP side of a session: one URLSession, bearer token on every
-/// request, long-polling pulls that a local write can cut short.
+/// The HTTP side of a session: bearer token on every request; pulls
+/// (long-polls) and pushes on URLSessions of their own, so that a push
+/// never waits for, nor cuts short, the long-poll waiting on the server.
 struct SyncTransport: Sendable {
     let server: URL
     let scope: String
     let token: String
-    let session: URLSession
+    private let pulls: URLSession
+    private let pushes: URLSession
 
     init(server: URL, scope: String, token: String) {
         self.server = server
@@ -19,7 +21,8 @@ struct SyncTransport: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 90
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        session = URLSession(configuration: configuration)
+        pulls = URLSession(configuration: configuration)
+        pushes = URLSession(configuration: configuration)
     }
 
     enum PushOutcome: Sendable, Equatable {
@@ -39,7 +42,7 @@ struct SyncTransport: Sendable {
             + (bootstrap ? [URLQueryItem(name: "bootstrap", value: "1")] : [])
         var request = URLRequest(url: components.url!)
         request.httpMethod = "GET"
-        let (status, body) = try await send(request)
+        let (status, body) = try await send(request, on: pulls)
         guard status == 200 else { throw Self.failure(status, body) }
         do { return try SyncWire.decodePull(body) } catch { throw .protocolViolation(error.description) }
     }
@@ -50,7 +53,7 @@ struct SyncTransport: Sendable {
         request.httpMethod = "POST"
         request.httpBody = Data(SyncWire.encode(.init(base: base, commits: commits)))
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        let (status, body) = try await send(request)
+        let (status, body) = try await send(request, on: pushes)
         let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         switch status {
         case 200:
@@ -74,7 +77,7 @@ struct SyncTransport: Sendable {
     }
 
     /// Sends a request; cancelling the calling task cancels it at once.
-    private func send(_ request: URLRequest) async throws(SyncError) -> (Int, [UInt8]) {
+    private func send(_ request: URLRequest, on session: URLSession) async throws(SyncError) -> (Int, [UInt8]) {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let box = TaskBox()

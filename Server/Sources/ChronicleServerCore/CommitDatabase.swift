@@ -68,17 +68,23 @@ public struct CommitDatabase: Sendable {
     ///
     /// One transaction, holding an advisory lock on the scope so that
     /// appends to one scope queue instead of failing on the unique version.
-    /// Other scopes are not held up.
+    /// Other scopes are not held up. Five round trips to the database
+    /// (begin, lock, the ids and the head, insert and notify, commit): a
+    /// device's write waits for them before it can wake the others.
     package func append(_ push: SyncWire.Push, scope: String) async throws -> AppendOutcome {
         let ids = push.commits.map(\.id)
         let outcome: AppendOutcome = try await client.withTransaction(logger: logger) { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(scope)))", logger: logger)
             var known: [UUID: UInt64] = [:]
-            let rows = try await connection.query(
-                "SELECT commit_id, version FROM chronicle_commits WHERE scope = \(scope) AND commit_id = ANY(\(ids))",
-                logger: logger)
-            for try await (id, version) in rows.decode((UUID, Int64).self) { known[id] = UInt64(version) }
-            let head = try await Self.head(of: scope, on: connection, logger: logger)
+            var head: UInt64 = 0
+            // The ids accepted before, and (the row without an id) the head.
+            let rows = try await connection.query("""
+                SELECT commit_id, version FROM chronicle_commits WHERE scope = \(scope) AND commit_id = ANY(\(ids))
+                UNION ALL SELECT NULL, coalesce(max(version), 0) FROM chronicle_commits WHERE scope = \(scope)
+                """, logger: logger)
+            for try await (id, version) in rows.decode((UUID?, Int64).self) {
+                if let id { known[id] = UInt64(version) } else { head = UInt64(version) }
+            }
             if !known.isEmpty {
                 guard known.count == ids.count else { return .partlyAccepted }
                 return .accepted(versions: ids.map { known[$0]! }, head: head)
@@ -95,11 +101,12 @@ public struct CommitDatabase: Sendable {
                 bindings.append(commit.id)
                 bindings.append(ByteBuffer(bytes: commit.payload))
             }
+            // The notification goes out when the transaction commits.
             let insert = PostgresQuery(
-                unsafeSQL: "INSERT INTO chronicle_commits (scope, version, commit_id, payload) VALUES " + values.joined(separator: ","),
+                unsafeSQL: "WITH inserted AS (INSERT INTO chronicle_commits (scope, version, commit_id, payload) VALUES "
+                    + values.joined(separator: ",") + " RETURNING 1) SELECT pg_notify('\(Self.channel)', $1)",
                 binds: bindings)
             try await connection.query(insert, logger: logger)
-            try await connection.query("SELECT pg_notify(\(Self.channel), \(scope))", logger: logger)
             let newHead = push.base + UInt64(push.commits.count)
             return .accepted(versions: Array(push.base + 1...newHead), head: newHead)
         }
@@ -122,23 +129,29 @@ public struct CommitDatabase: Sendable {
 
     /// Up to `limit` commits of `scope` after version `after` (fewer when
     /// they pass `byteLimit`, but at least one), and the head.
+    ///
+    /// One query (a waiting pull makes it once a commit is announced): the
+    /// head in every row, and a row without a commit when there is none.
     package func commits(of scope: String, after: UInt64, limit: Int, byteLimit: Int) async throws -> (head: UInt64, commits: [SyncWire.WireCommit]) {
-        try await client.withConnection { connection in
-            let head = try await Self.head(of: scope, on: connection, logger: logger)
-            guard head > after else { return (head, []) }
-            let rows = try await connection.query("""
-                SELECT commit_id, payload FROM chronicle_commits
+        let rows = try await client.query("""
+            SELECT (SELECT coalesce(max(version), 0) FROM chronicle_commits WHERE scope = \(scope)), page.commit_id, page.payload
+            FROM (SELECT 1) AS one LEFT JOIN LATERAL (
+                SELECT version, commit_id, payload FROM chronicle_commits
                 WHERE scope = \(scope) AND version > \(Int64(after)) ORDER BY version LIMIT \(Int64(limit))
-                """, logger: logger)
-            var commits: [SyncWire.WireCommit] = []
-            var bytes = 0
-            for try await (id, payload) in rows.decode((UUID, ByteBuffer).self) {
-                if bytes >= byteLimit && !commits.isEmpty { continue }
-                bytes += payload.readableBytes
-                commits.append(.init(id: id, payload: Array(buffer: payload)))
-            }
-            return (head, commits)
+            ) AS page ON true
+            ORDER BY page.version
+            """, logger: logger)
+        var head: UInt64 = 0
+        var commits: [SyncWire.WireCommit] = []
+        var bytes = 0
+        for try await (last, id, payload) in rows.decode((Int64, UUID?, ByteBuffer?).self) {
+            head = UInt64(last)
+            guard let id, let payload else { continue }
+            if bytes >= byteLimit && !commits.isEmpty { continue }
+            bytes += payload.readableBytes
+            commits.append(.init(id: id, payload: Array(buffer: payload)))
         }
+        return (head, commits)
     }
 
     /// The newest snapshot of `scope` after version `after`, if any: its version and payload.

@@ -13,6 +13,17 @@ struct SyncSessionTests {
         return (scope, try Device(server: server.base, scope: scope, name: "a"), try Device(server: server.base, scope: scope, name: "b"))
     }
 
+    /// Writes `body` on `a`, brings it to `b`, then takes both offline (sessions stopped).
+    static func share(_ a: Device, with b: Device, _ body: () throws -> Void) async throws {
+        a.session.start()
+        try a.store.write { try body() }
+        try await a.sync()
+        b.session.start()
+        try await b.sync()
+        a.session.stop()
+        b.session.stop()
+    }
+
     /// Brings two devices back online after offline edits: `a` uploads
     /// first, then `b` (rebased on `a`'s), then `a` downloads `b`'s.
     static func reconnect(_ a: Device, _ b: Device) async throws {
@@ -129,8 +140,7 @@ struct SyncSessionTests {
         let server = try await ServerProcess()
         defer { server.stop() }
         let (_, a, b) = try Self.twoDevices(on: server)
-        a.session.start()
-        try a.store.write {
+        try await Self.share(a, with: b) {
             for id in 1...3 {
                 let note = Note()
                 note.id = id
@@ -139,11 +149,6 @@ struct SyncSessionTests {
                 a.store.add(note)
             }
         }
-        try await a.sync()
-        b.session.start()
-        try await b.sync()
-        a.session.stop()
-        b.session.stop()
 
         // Offline, both edit the same notes.
         try a.store.write {

@@ -29,7 +29,10 @@ extension Store {
         while true {
             let next: Commit?
             do { next = try reader.next() } catch { throw .journal(error) }
-            guard let commit = next else { return folded }
+            guard let commit = next else {
+                if folded > 0 { commitListeners.notify(base.version) }
+                return folded
+            }
             let applied: (state: StoreState, changes: ChangeSet)
             do { applied = try base.applying(commit) } catch { throw .rejected(error) }
             publish(applied.state)

@@ -48,6 +48,7 @@ extension Store {
             } catch {
                 throw StoreError.journal(error)
             }
+            commitListeners.notify(ticket.version)
         }
         return result
     }

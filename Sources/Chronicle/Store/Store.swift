@@ -63,6 +63,8 @@ public final class Store: Sendable {
     /// each.
     let rolledBackAdds = Locked<Set<TableKey>>([])
     let observers = ObserverRegistry()
+    /// Told of each commit, for the sync client (Store/CommitListeners.swift).
+    let commitListeners = CommitListeners()
     /// Folded states kept to reach old versions quickly (see Checkpoint/).
     let checkpoints: CheckpointIndex
     /// Keeps the checkpoint file next to the journal fresh, off the commit path.
