@@ -17,6 +17,23 @@ final class KindList: Object { @Persisted var v = List<Int>() }
 final class KindIndexedString: Object { @Persisted(indexed: true) var v = "" }
 final class KindPrimaryKey: Object { @Persisted(primaryKey: true) var v = 0 }
 
+// Safe as every model class is: the store serialises writes and a handle is
+// read on the thread that holds it (see DefiningModels.md).
+extension KindInt: @unchecked Sendable {}
+extension KindBool: @unchecked Sendable {}
+extension KindDouble: @unchecked Sendable {}
+extension KindDate: @unchecked Sendable {}
+extension KindShortString: @unchecked Sendable {}
+extension KindLongString: @unchecked Sendable {}
+extension KindData: @unchecked Sendable {}
+extension KindUUID: @unchecked Sendable {}
+extension KindObjectId: @unchecked Sendable {}
+extension KindDecimal: @unchecked Sendable {}
+extension KindOptionalNil: @unchecked Sendable {}
+extension KindList: @unchecked Sendable {}
+extension KindIndexedString: @unchecked Sendable {}
+extension KindPrimaryKey: @unchecked Sendable {}
+
 /// `memory` (only when named): resident memory per object for each value
 /// kind. For each kind, one child process writes a journal of N objects of
 /// a type with a single property of that kind (in commits of 10k), and a

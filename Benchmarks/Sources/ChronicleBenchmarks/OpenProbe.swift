@@ -8,10 +8,11 @@ import Foundation
 ///     ChronicleBenchmarks --probe seed DIR [COUNT]   # a journal of COUNT players and its checkpoint file
 ///     ChronicleBenchmarks --probe one DIR [COUNT]    # open it with the checkpoint, read one player
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
+///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
-        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all DIR [COUNT]") }
+        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all|every|repeat DIR [COUNT]") }
         let directory = URL(fileURLWithPath: arguments[1])
         let journal = directory.appendingPathComponent("players.journal")
         let count = arguments.count > 2 ? Int(arguments[2])! : 1_000_000
@@ -41,6 +42,11 @@ enum OpenProbe {
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
             var sum = 0
             for player in store.objects(Player.self) { sum &+= player.score }
+            blackHole(sum)
+        case "every":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+            var sum = 0
+            for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
             blackHole(sum)
         default:
             fatalError("unknown probe \(arguments[0])")
