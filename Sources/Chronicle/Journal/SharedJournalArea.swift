@@ -26,9 +26,7 @@ import Synchronization
 /// | 0 | 16 | the identifier of the journal file the ends are for |
 /// | 16 | 8 | written end: the end of the last whole record a process appended |
 /// | 24 | 8 | synced end: what a process's sync made durable, at least |
-/// | 32 | 8 | writers: one bit (of 64) per journal that appended since the last sync started |
-/// | 40 | 8 | expected writers: how many bits the last sync saw by its end |
-/// | 48 | 8 | how long the last sync took, in nanoseconds |
+/// | 32 | 32 | unused (zero) |
 /// | 64 | 8 × n | counter `i` at `64 + 8 i` |
 ///
 /// The ends are only trusted for the file whose identifier is there: a
@@ -45,18 +43,11 @@ final class SharedJournalArea: @unchecked Sendable {
     let path: String
     private let fd: Int32
     private let base: UnsafeMutableRawPointer
-    /// This journal's bit in the writers word: random, so that journals
-    /// rarely share one (two that do count as one writer, which only
-    /// shortens the gathering).
-    private let writerBit = UInt64(1) << UInt64.random(in: 0..<64)
 
     /// The size mapped: room for ``counterCapacity`` counters.
     static let mappedSize = 64 * 1024
     private static let writtenEndOffset = 16
     private static let syncedEndOffset = 24
-    private static let writersOffset = 32
-    private static let expectedWritersOffset = 40
-    private static let lastSyncOffset = 48
     private static let countersOffset = 64
     /// How many counters the mapping holds; counters beyond it are read and
     /// written with `pread`/`pwrite` under the process lock.
@@ -108,8 +99,6 @@ final class SharedJournalArea: @unchecked Sendable {
             } else {
                 word(at: Self.writtenEndOffset).pointee.store(UInt64(end), ordering: .sequentiallyConsistent)
                 word(at: Self.syncedEndOffset).pointee.store(UInt64(end), ordering: .sequentiallyConsistent)
-                word(at: Self.writersOffset).pointee.store(0, ordering: .sequentiallyConsistent)
-                word(at: Self.expectedWritersOffset).pointee.store(0, ordering: .sequentiallyConsistent)
                 withUnsafeBytes(of: fileID.uuid) { base.copyMemory(from: $0.baseAddress!, byteCount: 16) }
             }
         }
@@ -125,7 +114,6 @@ final class SharedJournalArea: @unchecked Sendable {
     /// appended there). Call holding the process lock, after the write.
     func didWrite(upTo end: Int) {
         word(at: Self.writtenEndOffset).pointee.max(UInt64(end), ordering: .releasing)
-        word(at: Self.writersOffset).pointee.bitwiseOr(writerBit, ordering: .releasing)
     }
 
     /// Makes the journal file `fileID` durable up to `target` at least:
@@ -140,20 +128,13 @@ final class SharedJournalArea: @unchecked Sendable {
     /// covered. Were `fileID` not the file the ends are for, it syncs and
     /// records nothing.
     ///
-    /// **Gathering**, as ``GroupCommit`` does among threads: without it,
-    /// processes split into two halves that take turns (one half's commits
-    /// are synced while the other half writes), and a sync covers half of
-    /// them. So a sync records how many journals had written by its end
-    /// (those it covered and those that wrote during it: the ones that will
-    /// commit again soon), and the next syncing process first waits until
-    /// that many have written since the last sync started, or for twice as
-    /// long as the last sync took (at most ``GroupCommit/maxGatherWindow``).
-    /// A journal alone never waits. The writers are bits in a word, set at
-    /// each append and cleared as a sync starts, so a process that dies
-    /// stops counting by the second sync after (a count of processes
-    /// waiting would stay raised by one killed while it waited).
-    /// Waiting polls the word every few microseconds: there is no
-    /// cross-process condition variable that every platform has.
+    /// No **gathering** across processes, unlike ``GroupCommit`` among
+    /// threads: a syncing process that first waited (polling a shared word
+    /// of writers, there being no cross-process condition variable every
+    /// platform has) until as many processes had written as the last sync
+    /// saw made fewer syncs, but four processes committing durably got
+    /// through fewer commits a second: the waits, on a busy machine, cost
+    /// more than the syncs they saved.
     ///
     /// - Throws: what `sync` throws (nothing is recorded then).
     /// - Complexity: one `flock` and one `flock(LOCK_UN)`, plus the sync when
@@ -165,34 +146,11 @@ final class SharedJournalArea: @unchecked Sendable {
         try withSyncLock { () throws(JournalError) in
             guard storedFileID == fileID else { return try sync() }
             if synced.pointee.load(ordering: .acquiring) >= UInt64(target) { return }
-            gather()
-            let writersWord = word(at: Self.writersOffset)
-            let writers = writersWord.pointee.exchange(0, ordering: .acquiringAndReleasing)
             // Whole records up to `written` are in the page cache now: the
             // sync that starts after this load makes them durable.
             let written = word(at: Self.writtenEndOffset).pointee.load(ordering: .acquiring)
-            let started = ContinuousClock.now
             try sync()
-            let took = ContinuousClock.now - started
             synced.pointee.max(max(written, UInt64(target)), ordering: .releasing)
-            let seen = (writers | writersWord.pointee.load(ordering: .acquiring)).nonzeroBitCount
-            word(at: Self.expectedWritersOffset).pointee.store(UInt64(seen), ordering: .relaxed)
-            word(at: Self.lastSyncOffset).pointee.store(UInt64(took / .nanoseconds(1)), ordering: .relaxed)
-        }
-    }
-
-    /// Waits, holding the sync lock, until as many journals as the last
-    /// sync saw have written since it started, or for twice as long as it
-    /// took, at most ``GroupCommit/maxGatherWindow`` (see ``syncCovering(_:fileID:sync:)``).
-    private func gather() {
-        let expected = Int(word(at: Self.expectedWritersOffset).pointee.load(ordering: .relaxed))
-        guard expected > 1 else { return }
-        let writers = word(at: Self.writersOffset)
-        guard writers.pointee.load(ordering: .acquiring).nonzeroBitCount < expected else { return }
-        let lastSync = Duration.nanoseconds(Int64(clamping: word(at: Self.lastSyncOffset).pointee.load(ordering: .relaxed)))
-        let deadline = ContinuousClock.now + min(lastSync * 2, GroupCommit.maxGatherWindow)
-        while writers.pointee.load(ordering: .acquiring).nonzeroBitCount < expected, ContinuousClock.now < deadline {
-            usleep(20)
         }
     }
 
