@@ -115,6 +115,12 @@ final class NotificationThread: @unchecked Sendable {
         self.watch = watch
         (stopRead, stopWrite) = (ends[0], ends[1])
         let thread = Thread { [watch, stopRead] in
+            // The lowest priority: an idle core still runs it at once, but a
+            // thread of the app's that wakes with it — an observer of this
+            // process's own commit, which also wakes this thread — runs first.
+            #if canImport(Glibc)
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) // 0: this thread, on Linux
+            #endif
             Self.run(watch: watch, stop: stopRead, onChange: onChange)
             _ = closeDescriptor(watch)
             _ = closeDescriptor(stopRead)
