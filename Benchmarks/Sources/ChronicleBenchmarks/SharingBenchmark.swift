@@ -100,11 +100,22 @@ enum SharingBenchmark {
                 var text = ""
                 while !text.contains("ready\n") { text += String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) }
             }
+            // Timed from "go" to the last child's "done" (written after its
+            // last commit returned), read from its pipe: `waitUntilExit()`
+            // polls every 50 ms on Linux, which made every figure a multiple of it.
             let clock = ContinuousClock()
             let start = clock.now
             for input in inputs { input.fileHandleForWriting.write(Data("go\n".utf8)) }
-            for process in children { process.waitUntilExit() }
+            for output in outputs {
+                var text = ""
+                while !text.contains("done\n") {
+                    let data = output.fileHandleForReading.availableData
+                    guard !data.isEmpty else { break }
+                    text += String(decoding: data, as: UTF8.self)
+                }
+            }
             let elapsed = clock.now - start
+            for process in children { process.waitUntilExit() }
             let store = try open(url, durability: .none)
             precondition(store.version == UInt64(1 + processes * threads * per + processes * threads),
                          "lost commits: \(store.version)")
@@ -129,7 +140,8 @@ enum SharingBenchmark {
     /// `observe PATH SAMPLES`: prints "ready", then one latency (ns) a line
     /// per observed commit, and exits after `SAMPLES` of them.
     /// `commit PATH INDEX THREADS COUNT`: prints "ready", waits for a line,
-    /// then each of `THREADS` threads makes `COUNT` durable commits.
+    /// then each of `THREADS` threads makes `COUNT` durable commits, and
+    /// prints "done" once they all returned.
     static func runChild(_ arguments: [String]) throws -> Never {
         switch arguments.first {
         case "observe":
@@ -175,6 +187,7 @@ enum SharingBenchmark {
                 }.start()
             }
             group.wait()
+            FileHandle.standardOutput.write(Data("done\n".utf8))
             exit(0)
         default:
             fatalError("unknown sharing child \(arguments)")

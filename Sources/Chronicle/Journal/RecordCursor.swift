@@ -26,7 +26,14 @@ struct RecordCursor: Sendable {
         case newerPayload(start: Int, reason: String)
     }
 
+    /// The most a read fetches ahead of what is asked.
     static let chunkSize = 128 * 1024
+    /// The first read's look-ahead, doubled at each refill up to
+    /// ``chunkSize``: a catch-up that finds one small commit after the last
+    /// known record (the common case with several processes) reads and
+    /// allocates a few KiB, not 128, while a scan of the whole file soon
+    /// reads in full chunks.
+    static let firstChunkSize = 4 * 1024
 
     let storage: any JournalStorage
     /// Where the next record starts.
@@ -37,6 +44,8 @@ struct RecordCursor: Sendable {
     /// The file offset of `buffer[0]`, and how many buffered bytes are valid.
     private var bufferStart = 0
     private var bufferCount = 0
+    /// The look-ahead of the next refill.
+    private var chunk = Self.firstChunkSize
 
     init(storage: any JournalStorage, from offset: Int, to end: Int) {
         self.storage = storage
@@ -243,7 +252,8 @@ struct RecordCursor: Sendable {
     /// if the storage holds fewer bytes than that. `offset + count <= end`.
     private mutating func fill(_ offset: Int, _ count: Int) throws(JournalError) -> Bool {
         if offset >= bufferStart && offset + count <= bufferStart + bufferCount { return true }
-        let wanted = min(max(count, Self.chunkSize), end - offset)
+        let wanted = min(max(count, chunk), end - offset)
+        chunk = min(chunk * 2, Self.chunkSize)
         if buffer.count < wanted { buffer = [UInt8](repeating: 0, count: wanted) }
         let storage = self.storage
         let read = try buffer.withMutableBytes { raw throws(JournalError) -> Int in

@@ -105,7 +105,9 @@ final class SharedJournalArea: @unchecked Sendable {
     }
 
     private var storedFileID: UUID {
-        var bytes = UUID().uuid
+        // Zeros to copy into, not `UUID().uuid`: making a random UUID opens
+        // and reads /dev/urandom, on every commit's sync.
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: 16)) }
         return UUID(uuid: bytes)
     }
