@@ -10,6 +10,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
 ///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
+///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
         guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all|every|repeat DIR [COUNT]") }
@@ -25,6 +26,10 @@ enum OpenProbe {
             try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
         case "one":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+            let probe = count / 2 + 17
+            precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+        case "fold":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
             let probe = count / 2 + 17
             precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
         case "repeat":
