@@ -269,6 +269,28 @@ struct ObjectModelTests {
         #expect(store.committedState().schema.count == 3)
     }
 
+    @Test func uuidPrimaryKeysAreRandomVersion4AndDistinct() throws {
+        let store = try Store(configuration: .inMemory(identifier: #function))
+        let dogs = (0..<2_000).map { _ in Dog() }
+        try store.write { for dog in dogs { store.add(dog) } }
+        var seen = Set<UUID>()
+        for dog in store.objects(Dog.self) {
+            let text = Array(dog._id.uuidString)
+            #expect(text[14] == "4", "version nibble of \(dog._id)")
+            #expect("89AB".contains(text[19]), "variant of \(dog._id)")
+            seen.insert(dog._id)
+        }
+        #expect(seen.count == dogs.count)
+        // Every bit outside the version and variant varies across 2,000 ids.
+        let bytes = seen.map { id in withUnsafeBytes(of: id.uuid) { Array($0) } }
+        let fixed: [UInt8] = [0, 0, 0, 0, 0, 0, 0xF0, 0, 0xC0, 0, 0, 0, 0, 0, 0, 0]
+        for index in 0..<16 {
+            let ones = bytes.reduce(UInt8(0)) { $0 | $1[index] }
+            let zeros = bytes.reduce(UInt8(0)) { $0 | ~$1[index] }
+            #expect(ones & zeros | fixed[index] == 0xFF, "byte \(index) has bits that never change")
+        }
+    }
+
     @Test func duplicatePrimaryKeysRejectTheWrite() throws {
         let store = try scratchStore()
         let a = Counter(), b = Counter()

@@ -11,6 +11,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
+///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
         guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all|every|repeat DIR [COUNT]") }
@@ -32,6 +33,14 @@ enum OpenProbe {
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
             let probe = count / 2 + 17
             precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+        case "uuids":
+            let store = try Store(configuration: .inMemory(identifier: "uuids"))
+            let made = ContinuousClock.now
+            let badges = (0..<count).map { Badge(level: $0) }
+            let added = ContinuousClock.now
+            try store.write { for badge in badges { store.add(badge) } }
+            print("made", added - made, "added", ContinuousClock.now - added)
+            precondition(store.objects(Badge.self).count == count)
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17
@@ -59,3 +68,15 @@ enum OpenProbe {
         print(arguments[0], ContinuousClock.now - start)
     }
 }
+
+/// A model with a `UUID` primary key, as the seeds' `Dog` has, for `--probe uuids`.
+final class Badge: Object {
+    @Persisted(primaryKey: true) var _id: UUID
+    @Persisted var level = 0
+
+    convenience init(level: Int) {
+        self.init()
+        self.level = level
+    }
+}
+extension Badge: @unchecked Sendable {}
