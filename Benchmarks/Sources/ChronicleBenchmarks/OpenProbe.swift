@@ -41,6 +41,8 @@ enum OpenProbe {
             try store.write { for badge in badges { store.add(badge) } }
             print("made", added - made, "added", ContinuousClock.now - added)
             precondition(store.objects(Badge.self).count == count)
+        case "sync":
+            try SyncProbe.run(directory, count: arguments.count > 2 ? count : 2_000)
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17
