@@ -141,8 +141,8 @@ final class JournalFile: JournalStorage {
     /// this project's Linux 6.18 machine, where with a stat between them
     /// every write changed the file's modification time), and each
     /// `fdatasync` after such a write took longer (ext4; likely the inode
-    /// update going through the file system's journal): a durable commit
-    /// about 80 µs slower there, measured with `--probe sync`. Every
+    /// update going through the file system's journal; the figures are in
+    /// the Performance article, under Commit). Every
     /// read and write here names its offset, so moving the descriptor's
     /// own offset changes nothing else.
     func size() throws(JournalError) -> Int {
