@@ -42,7 +42,11 @@ enum OpenProbe {
             print("made", added - made, "added", ContinuousClock.now - added)
             precondition(store.objects(Badge.self).count == count)
         case "sync":
+            #if os(Linux)
             try SyncProbe.run(directory, count: arguments.count > 2 ? count : 2_000)
+            #else
+            print("--probe sync uses inotify: Linux only")
+            #endif
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17

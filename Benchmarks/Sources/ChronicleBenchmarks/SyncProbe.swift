@@ -1,6 +1,5 @@
-#if canImport(Glibc)
+#if os(Linux)
 import Glibc
-#endif
 import Chronicle
 import Foundation
 import Synchronization
@@ -106,3 +105,4 @@ enum SyncProbe {
         }
     }
 }
+#endif
