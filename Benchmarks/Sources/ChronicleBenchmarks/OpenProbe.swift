@@ -14,7 +14,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
-        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|all|every|repeat DIR [COUNT]") }
+        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|all|every|repeat|uuids|sync DIR [COUNT]") }
         let directory = URL(fileURLWithPath: arguments[1])
         let journal = directory.appendingPathComponent("players.journal")
         let count = arguments.count > 2 ? Int(arguments[2])! : 1_000_000
@@ -25,12 +25,8 @@ enum OpenProbe {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try ChronicleSide.seed(PlayerData.generate(count), into: ChronicleSide.open(journal, durability: .none))
             try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
-        case "one":
-            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
-            let probe = count / 2 + 17
-            precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
-        case "fold":
-            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
+        case "one", "fold":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: arguments[0] == "one")
             let probe = count / 2 + 17
             precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
         case "uuids":

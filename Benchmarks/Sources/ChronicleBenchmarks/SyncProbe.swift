@@ -41,19 +41,10 @@ enum SyncProbe {
         precondition(zeros.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) } == zeros.count && fsync(fd) == 0)
         let stop = StopFlag()
         if variant == "inotifyStat" {
-            let watch = inotify_init1(Int32(IN_NONBLOCK))
-            inotify_add_watch(watch, path, UInt32(IN_MODIFY))
-            Thread {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                var poller = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
-                while !stop.value.load(ordering: .relaxed) {
-                    guard poll(&poller, 1, 50) > 0 else { continue }
-                    _ = buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
-                    var info = stat()
-                    fstat(fd, &info)
-                }
-                close(watch)
-            }.start()
+            follow(path, until: stop) {
+                var info = stat()
+                fstat(fd, &info)
+            }
         }
         defer { stop.value.store(true, ordering: .relaxed); usleep(100_000) }
         let record = [UInt8](repeating: 7, count: 40)
@@ -70,21 +61,7 @@ enum SyncProbe {
     static func journal(_ url: URL, count: Int, variant: String) throws -> Duration {
         let journal = variant == "jx" ? try Journal(fileURL: url) : try Journal(sharedFileURL: url)
         let stop = StopFlag()
-        if variant == "jsw" {
-            let ifd = inotify_init1(Int32(IN_NONBLOCK))
-            inotify_add_watch(ifd, url.path, UInt32(IN_MODIFY))
-            Thread {
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                var poller = pollfd(fd: ifd, events: Int16(POLLIN), revents: 0)
-                while !stop.value.load(ordering: .relaxed) {
-                    if poll(&poller, 1, 50) > 0 {
-                        _ = buffer.withUnsafeMutableBytes { read(ifd, $0.baseAddress, $0.count) }
-                        _ = try? journal.catchUp()
-                    }
-                }
-                close(ifd)
-            }.start()
-        }
+        if variant == "jsw" { follow(url.path, until: stop) { _ = try? journal.catchUp() } }
         defer { stop.value.store(true, ordering: .relaxed); usleep(100_000) }
         let now = Date()
         return try ContinuousClock().measure {
@@ -94,6 +71,23 @@ enum SyncProbe {
                                           events: [.set(table: 0, key: ObjectKey(1), property: 0, value: .int(Int64(index)))]))
             }
         }
+    }
+
+    /// A thread that runs `onChange` at each inotify change of `path`, as a
+    /// store's follower does, until `stop` is set.
+    private static func follow(_ path: String, until stop: StopFlag, onChange: @escaping @Sendable () -> Void) {
+        let watch = inotify_init1(Int32(IN_NONBLOCK))
+        inotify_add_watch(watch, path, UInt32(IN_MODIFY))
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var poller = pollfd(fd: watch, events: Int16(POLLIN), revents: 0)
+            while !stop.value.load(ordering: .relaxed) {
+                guard poll(&poller, 1, 50) > 0 else { continue }
+                _ = buffer.withUnsafeMutableBytes { read(watch, $0.baseAddress, $0.count) }
+                onChange()
+            }
+            close(watch)
+        }.start()
     }
 
     static func store(_ url: URL, count: Int) throws -> Duration {
