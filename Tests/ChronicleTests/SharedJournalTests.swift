@@ -137,6 +137,30 @@ struct SharedJournalTests {
         #expect(a.version == 3)
     }
 
+    /// A store the app just dropped may close its journal a moment later,
+    /// on the thread that held its last reference: compaction waits for it
+    /// (``Store/fileAlonePatience``) rather than refusing.
+    @Test func compactionWaitsForAStoreThatIsClosing() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url)
+        // The second store's only reference, which a thread drops 20 ms from now.
+        final class LastReference: @unchecked Sendable { // written once, by that thread, after it starts
+            var store: Store?
+            init(_ store: Store) { self.store = store }
+        }
+        let last = LastReference(try Self.open(url))
+        try a.write { a.create(SharedItem.self, value: ["id": 1]) }
+        Thread {
+            Thread.sleep(forTimeInterval: 0.02)
+            last.store = nil
+        }.start()
+        let version = a.version
+        try a.compact()
+        #expect(a.journal.baseVersion == version - 1)
+        try a.write { a.create(SharedItem.self, value: ["id": 2]) }
+        #expect(Self.scores(a) == [1: 0, 2: 0])
+    }
+
     @Test func compactionIsRefusedWhileAnotherStoreHasTheJournalOpen() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url), b = try Self.open(url)

@@ -26,7 +26,8 @@ extension Store {
     ///
     /// **Several processes.** Compaction replaces the journal file, so it
     /// runs only while no other process (and no other store of this
-    /// process) has the journal open: otherwise it throws
+    /// process) has the journal open: otherwise, after trying for up to
+    /// 100 ms (a store just dropped may still be closing), it throws
     /// ``StoreError/sharedWithOtherProcesses(operation:)`` and changes
     /// nothing. It holds the journal's process lock throughout, so no
     /// process opens the old file meanwhile; one that opens the store
@@ -100,21 +101,37 @@ extension Store {
     ///
     /// - Returns: whether the journal was replaced.
     /// - Throws: ``StoreError/sharedWithOtherProcesses(operation:)`` when
-    ///   another process has the file open (nothing changed); what
+    ///   another process still has the file open after
+    ///   ``fileAlonePatience`` (nothing changed); what
     ///   `replacement` throws; ``StoreError/journal(_:)``.
+    /// How long ``replaceJournalFile(at:operation:afterStep:_:)`` keeps
+    /// trying to have the journal file alone before it refuses: a store the
+    /// app just dropped may close its journal a moment later, on the thread
+    /// (its file watcher, a checkpoint write) that held its last reference.
+    static let fileAlonePatience = Duration.milliseconds(100)
+
     @discardableResult
     func replaceJournalFile(at url: URL, operation: String, afterStep: ((FileReplacementStep) throws(JournalError) -> Void)?,
                             _ replacement: (StoreState, Journal) throws -> JournalReplacement?) throws -> Bool {
         let old = journal
-        do { try old.lockForAppending() } catch { throw StoreError.journal(error) }
-        var holdsProcessLock = true
+        var holdsProcessLock = false
         func releaseProcessLock() {
             if holdsProcessLock { old.unlockAfterAppending() }
             holdsProcessLock = false
         }
         defer { releaseProcessLock() }
-        try foldAppendedCommits(from: old)
-        guard old.tryUseFileAlone() else { throw StoreError.sharedWithOtherProcesses(operation: operation) }
+        let deadline = ContinuousClock.now + Self.fileAlonePatience
+        while true {
+            do { try old.lockForAppending() } catch { throw StoreError.journal(error) }
+            holdsProcessLock = true
+            try foldAppendedCommits(from: old)
+            if old.tryUseFileAlone() { break }
+            // Tried again without the process lock, which a closing journal
+            // takes to cut its reserved zeros before it lets the file go.
+            releaseProcessLock()
+            guard ContinuousClock.now < deadline else { throw StoreError.sharedWithOtherProcesses(operation: operation) }
+            Thread.sleep(forTimeInterval: 0.002)
+        }
         var replaced = false
         defer { if !replaced { old.shareFileAgain() } }
         guard let new = try replacement(committedState(), old) else { return false }
