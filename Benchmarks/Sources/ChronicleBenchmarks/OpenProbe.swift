@@ -12,9 +12,10 @@ import Foundation
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
+///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
-        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|all|every|repeat|uuids|sync DIR [COUNT]") }
+        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|all|every|repeat|uuids|insert|sync DIR [COUNT]") }
         let directory = URL(fileURLWithPath: arguments[1])
         let journal = directory.appendingPathComponent("players.journal")
         let count = arguments.count > 2 ? Int(arguments[2])! : 1_000_000
@@ -29,6 +30,14 @@ enum OpenProbe {
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: arguments[0] == "one")
             let probe = count / 2 + 17
             precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+        case "insert":
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let data = PlayerData.generate(arguments.count > 2 ? count : 100_000)
+            let store = try ChronicleSide.open(journal, durability: .full)
+            let inserting = ContinuousClock.now
+            try ChronicleSide.insert(data[...], into: store)
+            print("insert", ContinuousClock.now - inserting)
         case "uuids":
             let store = try Store(configuration: .inMemory(identifier: "uuids"))
             let made = ContinuousClock.now
