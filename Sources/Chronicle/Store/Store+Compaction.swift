@@ -88,13 +88,21 @@ extension Store {
         var state: StoreState?
     }
 
+    /// How long ``replaceJournalFile(at:operation:afterStep:_:)`` keeps
+    /// trying to have the journal file alone before it refuses: a store the
+    /// app just dropped may close its journal a moment later, on the thread
+    /// (its file watcher, a checkpoint write) that held its last reference.
+    static let fileAlonePatience = Duration.milliseconds(100)
+
     /// Replaces the journal file with a new one, as compaction and a sync
     /// bootstrap do. Call holding ``writer``.
     ///
     /// Takes the journal's process lock, folds what other processes
     /// appended and makes sure none of them has the file open (they would go
     /// on appending to the old file after the rename; holding the process
-    /// lock, no one opens it meanwhile: opening takes the lock too). Then
+    /// lock, no one opens it meanwhile: opening takes the lock too),
+    /// releasing the lock and trying again for up to ``fileAlonePatience``
+    /// while one has it. Then
     /// `replacement` gets the caught-up state and the old journal and says
     /// what to write (`nil`: nothing), the file is replaced atomically and
     /// the store switches to the new one.
@@ -104,12 +112,6 @@ extension Store {
     ///   another process still has the file open after
     ///   ``fileAlonePatience`` (nothing changed); what
     ///   `replacement` throws; ``StoreError/journal(_:)``.
-    /// How long ``replaceJournalFile(at:operation:afterStep:_:)`` keeps
-    /// trying to have the journal file alone before it refuses: a store the
-    /// app just dropped may close its journal a moment later, on the thread
-    /// (its file watcher, a checkpoint write) that held its last reference.
-    static let fileAlonePatience = Duration.milliseconds(100)
-
     @discardableResult
     func replaceJournalFile(at url: URL, operation: String, afterStep: ((FileReplacementStep) throws(JournalError) -> Void)?,
                             _ replacement: (StoreState, Journal) throws -> JournalReplacement?) throws -> Bool {
