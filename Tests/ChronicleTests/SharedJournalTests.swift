@@ -140,6 +140,51 @@ struct SharedJournalTests {
     /// A store the app just dropped may close its journal a moment later,
     /// on the thread that held its last reference: compaction waits for it
     /// (``Store/fileAlonePatience``) rather than refusing.
+    /// Waits up to 5 s for `condition`, looking every millisecond.
+    static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            if ContinuousClock.now > deadline { return false }
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+        return true
+    }
+
+    #if os(Linux)
+    /// A store alone with its journal does not watch its own writes; a
+    /// second store opening the file switches it back, before its commits,
+    /// and the second store's going switches it off again.
+    @Test func aStoreAloneWithItsJournalWatchesOnlyForOpens() async throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url)
+        #expect(Self.eventually { !a.followerWatchesWrites })
+        try a.write { a.create(SharedItem.self, value: ["id": 1, "score": 1]) }
+        #expect(!a.followerWatchesWrites)
+
+        var b: Store? = try Self.open(url)
+        #expect(Self.eventually { a.followerWatchesWrites })
+        #expect(b!.followerWatchesWrites)  // not alone from the start
+        let item = try #require(a.object(ofType: SharedItem.self, forPrimaryKey: 1))
+        let changes = item.changes(keyPaths: [\.score])
+        try b!.write { b!.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score = 2 }
+        var iterator = changes.makeAsyncIterator()
+        guard case .change(_, let properties)? = await iterator.next() else {
+            Issue.record("no change delivered")
+            return
+        }
+        #expect(properties.map(\.name) == ["score"])
+        #expect(properties.first?.newValue as? Int == 2)
+
+        b = nil
+        #expect(Self.eventually { !a.followerWatchesWrites })
+        try a.write { a.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score = 3 }
+        let c = try Self.open(url)
+        #expect(Self.eventually { a.followerWatchesWrites })
+        try c.write { c.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score = 4 }
+        #expect(Self.eventually { a.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score == 4 })
+    }
+    #endif
+
     @Test func compactionWaitsForAStoreThatIsClosing() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url)

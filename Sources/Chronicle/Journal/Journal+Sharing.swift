@@ -124,6 +124,30 @@ extension Journal {
     }
 }
 
+extension JournalCore {
+    /// Runs `body` holding the process lock, if this journal is open and no
+    /// other process or journal has its file open (the check compaction
+    /// makes); returns whether it ran `body`. `false` for a journal that is
+    /// not shared.
+    ///
+    /// A store's file watcher stops watching writes in `body` while its
+    /// process is alone with the file (see ``FileChangeWatcher``): an opener
+    /// takes the process lock to open, so it has the file open before this
+    /// check or opens it after `body` is done.
+    func whileFileAlone(_ body: () -> Void) -> Bool {
+        guard let processLock, let file = storage as? JournalFile else { return false }
+        let ran = try? processLock.withLock { () throws(JournalError) -> Bool in
+            // A closed journal has let go of its shared lock: taking one
+            // back now would hold a lock for a journal no longer open.
+            guard !state.withLock({ $0.isClosed }), file.tryLockExclusively() else { return false }
+            defer { file.lockShared() }
+            body()
+            return true
+        }
+        return ran ?? false
+    }
+}
+
 extension Journal {
     /// Counter `index` of the counters every process sharing this journal
     /// sees (kept in `<journal name>.shared`, never reset): 0 if no process

@@ -95,7 +95,8 @@ extension Store {
         let core = journal.core
         let published = self.published
         let queue = DispatchQueue(label: "Chronicle store follower", qos: .userInitiated)
-        let newWatcher = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval, queue: queue) { [weak self] in
+        let newWatcher = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval, queue: queue,
+                                           whileAlone: { core.whileFileAlone($0) }) { [weak self] in
             guard let last = try? core.catchUp(holdingProcessLock: false),
                   last > published.withLock({ $0 }).state.version else { return }
             self?.followOtherProcesses()
@@ -105,6 +106,11 @@ extension Store {
             watcher = newWatcher
         }
     }
+
+    /// Whether the store's file watcher watches the journal's writes now:
+    /// `false` while it is alone with the file (on Linux; see
+    /// ``FileChangeWatcher``) and when the store follows no one; for tests.
+    var followerWatchesWrites: Bool { follower.withLock { $0?.watchesWrites ?? false } }
 
     /// Stops following other processes (at close, and when the store goes).
     func stopFollowing() {
