@@ -13,9 +13,10 @@ import Foundation
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 ///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
+///     ChronicleBenchmarks --probe refold DIR [COUNT] # four folds in one process, each store dropped before the next; resident after each
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
-        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|all|every|repeat|uuids|insert|sync DIR [COUNT]") }
+        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|refold|all|every|repeat|uuids|insert|sync DIR [COUNT]") }
         let directory = URL(fileURLWithPath: arguments[1])
         let journal = directory.appendingPathComponent("players.journal")
         let count = arguments.count > 2 ? Int(arguments[2])! : 1_000_000
@@ -26,6 +27,17 @@ enum OpenProbe {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try ChronicleSide.seed(PlayerData.generate(count), into: ChronicleSide.open(journal, durability: .none))
             try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
+        case "refold":
+            let probe = count / 2 + 17
+            for round in 1...4 {
+                let start = ContinuousClock.now
+                do {
+                    let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
+                    precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+                    print("fold \(round)", ContinuousClock.now - start, "resident open", ProcessInfoReader.statusKB("VmRSS") / 1024, "MB")
+                }
+                print("resident after dropping it", ProcessInfoReader.statusKB("VmRSS") / 1024, "MB")
+            }
         case "one", "fold":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: arguments[0] == "one")
             let probe = count / 2 + 17

@@ -15,6 +15,9 @@ public struct CommitReader: Sendable {
     public let lastVersion: UInt64
     private var error: JournalError?
 
+    /// How many bytes of records are left to read. O(1).
+    var remainingBytes: Int { cursor.end - cursor.offset }
+
     /// A reader from `version`. If finding it fails (it lies in a trusted
     /// prefix that turns out damaged), the first ``next()`` throws why.
     init(journal: Journal, from version: UInt64) {

@@ -18,7 +18,7 @@ extension StoreState {
     /// change sets).
     ///
     /// - Complexity: O(events folded).
-    mutating func fold(_ reader: inout CommitReader, through last: UInt64 = .max,
+    mutating func fold<Source: CommitSource>(_ reader: inout Source, through last: UInt64 = .max,
                        didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
         try readCommits(&reader, through: last) { (state, commit) throws(JournalFoldError) in
             do throws(FoldError) { try state.foldInPlace(commit) } catch { throw .fold(error) }
@@ -44,13 +44,13 @@ extension StoreState {
         }
     }
 
-    private mutating func readCommits(_ reader: inout CommitReader, through last: UInt64,
+    private mutating func readCommits<Source: CommitSource>(_ reader: inout Source, through last: UInt64,
                                       _ step: (inout StoreState, Commit) throws(JournalFoldError) -> Bool) throws(JournalFoldError) {
         try readCommits(&reader, through: last, failure: { $0 }, step)
     }
 
-    private mutating func readCommits<Failure: Error>(
-        _ reader: inout CommitReader, through last: UInt64, failure: (JournalFoldError) -> Failure,
+    private mutating func readCommits<Source: CommitSource, Failure: Error>(
+        _ reader: inout Source, through last: UInt64, failure: (JournalFoldError) -> Failure,
         _ step: (inout StoreState, Commit) throws(Failure) -> Bool
     ) throws(Failure) {
         while version < last {

@@ -27,16 +27,24 @@ extension Store {
                 checkpoints.fileStatus = .rejected(rejection)
             }
         }
-        var reader = journal.reader(from: state.version + 1)
+        let reader = journal.reader(from: state.version + 1)
         var folded = 0
-        do {
-            try state.fold(&reader) { state, commit in
-                checkpoints.didFold(copy state, events: commit.events.count)
-                folded += commit.events.count
-                return true
+        func fold<Source: CommitSource>(_ source: inout Source) throws(StoreError) {
+            do {
+                try state.fold(&source) { state, commit in
+                    checkpoints.didFold(copy state, events: commit.events.count)
+                    folded += commit.events.count
+                    return true
+                }
+            } catch {
+                throw StoreError(error)
             }
-        } catch {
-            throw StoreError(error)
+        }
+        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader) {
+            try fold(&readAhead)
+        } else {
+            var reader = reader
+            try fold(&reader)
         }
         var rebuild = folded > 0 && folded >= limits.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }

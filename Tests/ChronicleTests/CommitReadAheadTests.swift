@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// Issue 31: a long journal is read and decoded on a thread of its own
+/// while the opening thread folds (``CommitReadAhead``).
+@Suite("Reading a journal ahead of its fold")
+struct CommitReadAheadTests {
+    /// A journal of `count` commits, commit 10 holding more events than a
+    /// batch (so it is a batch alone), closed.
+    static func journal(_ url: URL, count: UInt64) throws -> Journal {
+        let journal = try Journal(fileURL: url, durability: .none)
+        for version in 1...count {
+            try journal.append(JournalFixtures.commit(version, payload: Int(version % 40),
+                                                      events: version == 10 ? CommitReadAhead.batchEvents + 5 : 1 + Int(version % 3)))
+        }
+        try journal.close()
+        return try Journal(contentsOf: url)
+    }
+
+    /// A read-ahead of `reader`, waiting (up to 10 s) while the thread
+    /// reads for another fold: tests run in parallel, and opening a store
+    /// with a long journal uses it too.
+    static func readAhead(_ reader: CommitReader) throws -> CommitReadAhead {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            if let readAhead = CommitReadAhead(reader) { return readAhead }
+            try #require(ContinuousClock.now < deadline, "the read-ahead thread stayed busy")
+            Thread.sleep(forTimeInterval: 0.001)
+        }
+    }
+
+    @Test func handsOverTheReadersCommitsInOrder() throws {
+        let journal = try Self.journal(JournalFixtures.journalURL(), count: 5_000)
+        let expected = try JournalFixtures.readAll(journal)
+        let readAhead = try Self.readAhead(journal.reader())
+        var read: [Commit] = []
+        while let commit = try readAhead.next() { read.append(commit) }
+        #expect(read.count == 5_000)
+        #expect(read == expected)
+        #expect(try readAhead.next() == nil)
+    }
+
+    @Test func throwsTheReadersErrorAfterTheCommitsBeforeIt() throws {
+        let url = try JournalFixtures.journalURL()
+        _ = try Self.journal(url, count: 3_000)
+        // Version 3001: a whole record with a matching checksum whose payload
+        // is no commit. Opening checks framing only; reading finds it.
+        var payload: [UInt8] = [0xB9, 0x17]  // version 3001 as a varint
+        payload += [UInt8](repeating: 0xEE, count: 40)
+        var record = withUnsafeBytes(of: UInt32(payload.count).littleEndian) { Array($0) }
+        let crc = payload.withUnsafeBytes { JournalFormat.checksum(length: UInt32(payload.count), payload: $0) }
+        record += withUnsafeBytes(of: crc.littleEndian) { Array($0) } + payload
+        try JournalFixtures.write(JournalFixtures.bytes(url) + record, to: url)
+        let journal = try Journal(contentsOf: url)
+        #expect(journal.lastVersion == 3_001)
+
+        var reader = journal.reader()
+        var direct = 0
+        let expected = JournalFixtures.journalError { while try reader.next() != nil { direct += 1 } }
+        guard case .damaged(_, 3_000, _)? = expected else {
+            Issue.record("the reader itself should find damage after version 3000, not \(String(describing: expected))")
+            return
+        }
+        let readAhead = try Self.readAhead(journal.reader())
+        var read = 0
+        let error = JournalFixtures.journalError { while try readAhead.next() != nil { read += 1 } }
+        #expect(read == direct)
+        #expect(error == expected)
+        #expect(JournalFixtures.journalError { try readAhead.next() } == expected)
+    }
+
+    @Test func droppedEarlyItsThreadStopsAndLetsTheJournalGo() throws {
+        let url = try JournalFixtures.journalURL()
+        weak var weakJournal: Journal?
+        do {
+            let journal = try Self.journal(url, count: 20_000)
+            weakJournal = journal
+            let readAhead = try Self.readAhead(journal.reader())
+            #expect(try readAhead.next()?.version == 1)
+            // The thread is now blocked with its batches full, far from the end.
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while weakJournal != nil && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        #expect(weakJournal == nil, "the read-ahead's thread still holds the journal")
+    }
+
+    @Test func theThreadReadsForOneFoldAtATime() throws {
+        let journal = try Self.journal(JournalFixtures.journalURL(), count: 20_000)
+        var first: CommitReadAhead? = try Self.readAhead(journal.reader())
+        #expect(try first?.next()?.version == 1)
+        // The thread is busy with the first, its batches full: no second.
+        #expect(CommitReadAhead(journal.reader()) == nil)
+        first = nil
+        let second = try Self.readAhead(journal.reader())
+        #expect(try second.next()?.version == 1)
+    }
+
+    @Test func aStoreOpenedWithItFoldsWhatAPlainReadFolds() throws {
+        let url = try JournalFixtures.journalURL()
+        let configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [SharedItem.self])
+        do {
+            let store = try Store(configuration: configuration)
+            for batch in 0..<40 {
+                try store.write {
+                    for id in batch * 500..<(batch + 1) * 500 {
+                        store.create(SharedItem.self, value: ["id": id, "name": "item \(id)", "score": id % 7])
+                    }
+                }
+                try store.write { store.object(ofType: SharedItem.self, forPrimaryKey: batch * 3)!.score = -batch }
+            }
+            try store.write { store.delete(store.object(ofType: SharedItem.self, forPrimaryKey: 5)!) }
+            try store.close()
+        }
+        var plain = StoreState()
+        var reader = try Journal(contentsOf: url).reader()
+        #expect(CommitReadAhead.worthwhile(for: reader) == (ProcessInfo.processInfo.activeProcessorCount > 1))
+        try plain.fold(&reader)
+
+        var withConfiguration = configuration
+        withConfiguration.checkpoints.usesFile = false
+        let reopened = try Store(configuration: withConfiguration)
+        #expect(reopened.committedState().isContentEqual(plain))
+        #expect(reopened.version == plain.version)
+        #expect(reopened.objects(SharedItem.self).count == 19_999)
+        #expect(reopened.object(ofType: SharedItem.self, forPrimaryKey: 6)?.score == -2)
+    }
+}
