@@ -158,8 +158,12 @@ struct LazyCheckpointTests {
     /// Blocks are checked when first read: damage the open cannot see is
     /// found then, and the table is rebuilt from the journal, so no read
     /// ever returns the damaged bytes.
-    @Test func aDamagedBlockFoundAfterTheOpenRebuildsTheTableFromTheJournal() throws {
-        let fixture = try Self.fixture(players: 1000)
+    /// With 20,000 players the journal is long enough for the rebuild to
+    /// read it ahead on the read-ahead thread (``CommitReadAhead``).
+    @Test(arguments: [1_000, 20_000])
+    func aDamagedBlockFoundAfterTheOpenRebuildsTheTableFromTheJournal(players: Int) throws {
+        let fixture = try Self.fixture(players: players)
+        if players > 1_000 { #expect(CommitReadAhead.worthwhile(for: fixture.journal.reader())) }
         let (damaged, damagedBlock) = try Self.damagingBlock(2, of: fixture)
         guard case .failure(.checksum) = CheckpointFile.decode(damaged, journal: fixture.journal) else {
             Issue.record("an eager decode did not reject the damaged block")

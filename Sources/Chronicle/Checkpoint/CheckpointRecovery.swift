@@ -71,8 +71,7 @@ final class CheckpointRecovery: Sendable {
     /// The state at the checkpoint's version, folded from `journal`.
     private func fold(_ journal: Journal) throws -> StoreState {
         var state = StoreState()
-        var reader = journal.reader(from: journal.baseVersion + 1)
-        try state.fold(&reader, through: version)
+        try state.foldReadingAhead(journal.reader(from: journal.baseVersion + 1), through: version)
         guard state.version == version else { throw FoldError.Reason.versionMismatch(expected: version, actual: state.version) }
         return state
     }

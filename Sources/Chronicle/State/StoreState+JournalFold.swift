@@ -26,6 +26,24 @@ extension StoreState {
         }
     }
 
+    /// ``fold(_:through:didFold:)`` of `reader`, reading and decoding its
+    /// commits on the read-ahead thread while this one folds when there is
+    /// enough to read for that to pay (``CommitReadAhead``). Opening a
+    /// store, ``Store``'s whole-journal folds and rebuilding a damaged
+    /// checkpoint fold this way. The same commits, the same errors.
+    ///
+    /// - Complexity: O(events folded); with a read-ahead, also up to a few
+    ///   batches read past `last` and not folded.
+    mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max,
+                                   didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
+        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader) {
+            try fold(&readAhead, through: last, didFold: didFold)
+        } else {
+            var reader = reader
+            try fold(&reader, through: last, didFold: didFold)
+        }
+    }
+
     /// ``fold(_:through:didFold:)`` with each commit's change set: `visit`
     /// gets the commit, the states before and after it and what changed.
     ///

@@ -27,24 +27,15 @@ extension Store {
                 checkpoints.fileStatus = .rejected(rejection)
             }
         }
-        let reader = journal.reader(from: state.version + 1)
         var folded = 0
-        func fold<Source: CommitSource>(_ source: inout Source) throws(StoreError) {
-            do {
-                try state.fold(&source) { state, commit in
-                    checkpoints.didFold(copy state, events: commit.events.count)
-                    folded += commit.events.count
-                    return true
-                }
-            } catch {
-                throw StoreError(error)
+        do {
+            try state.foldReadingAhead(journal.reader(from: state.version + 1)) { state, commit in
+                checkpoints.didFold(copy state, events: commit.events.count)
+                folded += commit.events.count
+                return true
             }
-        }
-        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader) {
-            try fold(&readAhead)
-        } else {
-            var reader = reader
-            try fold(&reader)
+        } catch {
+            throw StoreError(error)
         }
         var rebuild = folded > 0 && folded >= limits.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }

@@ -133,8 +133,7 @@ public final class Store: Sendable {
     /// Folds every commit of a journal (up to `last`) into a state.
     static func fold(_ journal: Journal, upTo last: UInt64 = .max) throws(StoreError) -> StoreState {
         var state = StoreState()
-        var reader = journal.reader(from: 1)
-        do { try state.fold(&reader, through: last) } catch { throw StoreError(error) }
+        do { try state.foldReadingAhead(journal.reader(from: 1), through: last) } catch { throw StoreError(error) }
         return state
     }
 
