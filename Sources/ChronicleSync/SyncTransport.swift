@@ -7,12 +7,22 @@ import FoundationNetworking
 /// The HTTP side of a session: bearer token on every request; pulls
 /// (long-polls) and pushes on URLSessions of their own, so that a push
 /// never waits for, nor cuts short, the long-poll waiting on the server.
+///
+/// A request whose calling task is cancelled is *abandoned*, not cancelled:
+/// the call returns at once, and the request goes on, its answer ignored,
+/// on a URLSession that is then replaced for the requests after it (and
+/// invalidated once its requests end). Why: on Linux, swift-corelibs-
+/// foundation's `URLSessionTask.cancel()` races with the task's completion
+/// — cancelling a request the server is answering right then (a long-poll
+/// woken by the commit a `waitUntilDownloaded()` is waiting for) crashes the
+/// process in `URLSession.behaviour(for:)`. An abandoned long-poll holds its
+/// connection until the server answers it, within the wait it asked for.
 struct SyncTransport: Sendable {
     let server: URL
     let scope: String
     let token: String
-    private let pulls: URLSession
-    private let pushes: URLSession
+    private let pulls: SessionSlot
+    private let pushes: SessionSlot
 
     init(server: URL, scope: String, token: String) {
         self.server = server
@@ -21,8 +31,8 @@ struct SyncTransport: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = 90
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
-        pulls = URLSession(configuration: configuration)
-        pushes = URLSession(configuration: configuration)
+        pulls = SessionSlot(configuration)
+        pushes = SessionSlot(configuration)
     }
 
     enum PushOutcome: Sendable, Equatable {
@@ -76,52 +86,109 @@ struct SyncTransport: Sendable {
         }
     }
 
-    /// Sends a request; cancelling the calling task cancels it at once.
-    private func send(_ request: URLRequest, on session: URLSession) async throws(SyncError) -> (Int, [UInt8]) {
+    /// Sends a request; cancelling the calling task abandons it at once
+    /// (see the type's documentation), which throws
+    /// ``SyncError/network(_:)``.
+    private func send(_ request: URLRequest, on slot: SessionSlot) async throws(SyncError) -> (Int, [UInt8]) {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
-        let box = TaskBox()
+        let session = slot.current
+        let box = RequestBox()
         let result: Result<(Int, [UInt8]), SyncError> = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let task = session.dataTask(with: request) { data, response, error in
                     if let error {
-                        continuation.resume(returning: .failure(.network(error.localizedDescription)))
+                        box.finish(.failure(.network(error.localizedDescription)))
                     } else if let response = response as? HTTPURLResponse {
-                        continuation.resume(returning: .success((response.statusCode, Array(data ?? Data()))))
+                        box.finish(.success((response.statusCode, Array(data ?? Data()))))
                     } else {
-                        continuation.resume(returning: .failure(.network("no HTTP response")))
+                        box.finish(.failure(.network("no HTTP response")))
                     }
                 }
-                box.set(task)
-                task.resume()
+                box.start(task, continuation)
             }
         } onCancel: {
-            box.cancel()
+            if box.abandon() { slot.replace(session) }
         }
         return try result.get()
     }
 }
 
-/// Holds a data task for cancellation from another thread.
-private final class TaskBox: @unchecked Sendable {
-    // Safety: every access to `task` and `cancelled` holds `lock`.
+/// The URLSession a kind of request goes on, replaced when a request on it
+/// is abandoned.
+private final class SessionSlot: @unchecked Sendable {
+    // Safety: every access to `session` holds `lock`.
     private let lock = NSLock()
-    private var task: URLSessionDataTask?
-    private var cancelled = false
+    private let configuration: URLSessionConfiguration
+    private var session: URLSession
 
-    func set(_ task: URLSessionDataTask) {
-        lock.lock()
-        self.task = task
-        let cancel = cancelled
-        lock.unlock()
-        if cancel { task.cancel() }
+    init(_ configuration: URLSessionConfiguration) {
+        self.configuration = configuration
+        session = URLSession(configuration: configuration)
     }
 
-    func cancel() {
+    var current: URLSession {
         lock.lock()
-        cancelled = true
-        let task = self.task
-        lock.unlock()
-        task?.cancel()
+        defer { lock.unlock() }
+        return session
     }
+
+    /// Replaces `abandoned`, if it is still the current session, with a
+    /// new one; it ends once its requests do.
+    func replace(_ abandoned: URLSession) {
+        lock.lock()
+        let replaced = session === abandoned
+        if replaced { session = URLSession(configuration: configuration) }
+        lock.unlock()
+        if replaced { abandoned.finishTasksAndInvalidate() }
+    }
+}
+
+/// One request's outcome, delivered once: by its completion, or by its
+/// abandonment, whichever comes first.
+private final class RequestBox: @unchecked Sendable {
+    // Safety: every access to the stored properties holds `lock`.
+    private let lock = NSLock()
+    private var continuation: CheckedContinuation<Result<(Int, [UInt8]), SyncError>, Never>?
+    private var abandoned = false
+    private var delivered = false
+
+    /// Starts `task`, unless the request was abandoned already.
+    func start(_ task: URLSessionDataTask, _ continuation: CheckedContinuation<Result<(Int, [UInt8]), SyncError>, Never>) {
+        lock.lock()
+        if abandoned {
+            delivered = true
+            lock.unlock()
+            continuation.resume(returning: .failure(Self.abandonment))
+            return
+        }
+        self.continuation = continuation
+        lock.unlock()
+        task.resume()
+    }
+
+    /// Delivers the request's outcome, unless it was abandoned.
+    func finish(_ result: Result<(Int, [UInt8]), SyncError>) {
+        lock.lock()
+        let continuation = delivered ? nil : self.continuation
+        delivered = true
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(returning: result)
+    }
+
+    /// Abandons the request; `true` if it was started and not yet answered
+    /// (its session should then be replaced).
+    func abandon() -> Bool {
+        lock.lock()
+        abandoned = true
+        let continuation = delivered ? nil : self.continuation
+        if continuation != nil { delivered = true }
+        self.continuation = nil
+        lock.unlock()
+        continuation?.resume(returning: .failure(Self.abandonment))
+        return continuation != nil
+    }
+
+    static let abandonment = SyncError.network("the request was cancelled")
 }

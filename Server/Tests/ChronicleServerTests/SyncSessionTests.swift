@@ -34,6 +34,46 @@ struct SyncSessionTests {
         try await a.sync()
     }
 
+    /// `waitUntilDownloaded()` cuts short the long-poll in flight, which
+    /// the server is often answering right then (with the commit waited
+    /// for). Cancelling that request raced with its completion inside
+    /// FoundationNetworking on Linux and crashed the process; the request
+    /// is now abandoned instead (see `SyncTransport`). Many rounds of it,
+    /// each bounded well below the long-poll's 25 s wait (with `cancel()`,
+    /// a round sometimes waited for the long-poll to end), and the stop in
+    /// the middle of a long-poll.
+    @Test func cuttingShortALongPollAnsweredRightThenIsSafe() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let (_, a, b) = try Self.twoDevices(on: server)
+        a.session.start()
+        b.session.start()
+        try a.store.write {
+            let note = Note()
+            note.id = 1
+            a.store.add(note)
+        }
+        try await a.sync()
+        for round in 1...150 {
+            try a.store.write { a.note(1)!.count = round }
+            try await withTimeout(.seconds(10)) { [a, b] in
+                try await a.session.waitUntilUploaded()
+                try await b.session.waitUntilDownloaded()
+            }
+            #expect(b.note(1)?.count == round)
+        }
+        a.session.stop()
+        b.session.stop()
+        b.session.start()
+        try a.store.write { a.note(1)!.count = 0 }
+        a.session.start()
+        try await a.sync()
+        try await b.sync()
+        #expect(b.note(1)?.count == 0)
+        a.session.stop()
+        b.session.stop()
+    }
+
     @Test func aWriteOnOneDeviceReachesAnother() async throws {
         let server = try await ServerProcess()
         defer { server.stop() }
