@@ -130,9 +130,10 @@ final class NotificationThread: @unchecked Sendable {
     private let writesWatched = Flag(true)
 
     /// What the thread watches for while someone else may write: writes,
-    /// and, when it can tell it is alone, closes (a reason to check).
-    private static func writesMask(alone: Bool) -> UInt32 {
-        UInt32(alone ? IN_MODIFY | IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE : IN_MODIFY)
+    /// and, when it can tell whether it is alone, opens and closes (the
+    /// closes are a reason to check).
+    private static func writesMask(checksAlone: Bool) -> UInt32 {
+        UInt32(checksAlone ? IN_MODIFY | IN_OPEN | IN_CLOSE_WRITE | IN_CLOSE_NOWRITE : IN_MODIFY)
     }
 
     /// Whether the thread watches writes now (``FileChangeWatcher/watchesWrites``).
@@ -144,7 +145,7 @@ final class NotificationThread: @unchecked Sendable {
         let watch = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard watch >= 0 else { return nil }
         var ends: [Int32] = [0, 0]
-        guard inotify_add_watch(watch, path, Self.writesMask(alone: whileAlone != nil)) >= 0, pipe(&ends) == 0 else {
+        guard inotify_add_watch(watch, path, Self.writesMask(checksAlone: whileAlone != nil)) >= 0, pipe(&ends) == 0 else {
             _ = closeDescriptor(watch)
             return nil
         }
@@ -214,7 +215,7 @@ final class NotificationThread: @unchecked Sendable {
                 guard events & UInt32(IN_OPEN) != 0 else { continue }
                 // Watch writes again before looking, so that a commit
                 // written after the look still sends a notification.
-                if inotify_add_watch(watch, path, writesMask(alone: true)) >= 0 {
+                if inotify_add_watch(watch, path, writesMask(checksAlone: true)) >= 0 {
                     writesWatched.value = true
                 }
                 onChange()
