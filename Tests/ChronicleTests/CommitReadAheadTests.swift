@@ -125,4 +125,42 @@ struct CommitReadAheadTests {
         #expect(reopened.objects(SharedItem.self).count == 19_999)
         #expect(reopened.object(ofType: SharedItem.self, forPrimaryKey: 6)?.score == -2)
     }
+
+    /// Bad input through the read-ahead: a long journal whose last record
+    /// is whole and checksummed but no commit still fails the open with the
+    /// journal's typed error, naming the last good version.
+    @Test func aStoreOverALongJournalWithAnUndecodableRecordFailsWithTheTypedError() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [SharedItem.self])
+        configuration.checkpoints.usesFile = false
+        let last: UInt64
+        do {
+            let store = try Store(configuration: configuration)
+            for batch in 0..<20 {
+                try store.write {
+                    for id in batch * 1_000..<(batch + 1) * 1_000 {
+                        store.create(SharedItem.self, value: ["id": id, "name": "item \(id)"])
+                    }
+                }
+            }
+            last = store.version
+            try store.close()
+        }
+        #expect(CommitReadAhead.worthwhile(for: try Journal(contentsOf: url).reader()))
+        var writer = BinaryWriter()
+        writer.varint(last + 1)
+        var payload = writer.bytes
+        payload += [UInt8](repeating: 0xEE, count: 40)
+        var record = withUnsafeBytes(of: UInt32(payload.count).littleEndian) { Array($0) }
+        let crc = payload.withUnsafeBytes { JournalFormat.checksum(length: UInt32(payload.count), payload: $0) }
+        record += withUnsafeBytes(of: crc.littleEndian) { Array($0) } + payload
+        try JournalFixtures.write(JournalFixtures.bytes(url) + record, to: url)
+
+        #expect {
+            _ = try Store(configuration: configuration)
+        } throws: { error in
+            guard case .journal(.damaged(_, let lastGood, _))? = error as? StoreError else { return false }
+            return lastGood == last
+        }
+    }
 }
