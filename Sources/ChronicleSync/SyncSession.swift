@@ -106,10 +106,10 @@ public final class SyncSession: Sendable {
         }
     }
 
-    /// Stops syncing: stops waiting for the request in flight (a long-poll
-    /// left on the server ends there within its wait, its answer ignored).
-    /// Local writes go on; the next ``start()`` pushes them. Progress is
-    /// already on disk.
+    /// Stops syncing: cancels a push in flight, and stops waiting for a
+    /// pull (a long-poll left on the server ends there within its wait, its
+    /// answer ignored). Local writes go on; the next ``start()`` pushes
+    /// them. Progress is already on disk.
     public func stop() {
         let loop = shared.withLock { shared in
             shared.running = false

@@ -8,15 +8,19 @@ import FoundationNetworking
 /// (long-polls) and pushes on URLSessions of their own, so that a push
 /// never waits for, nor cuts short, the long-poll waiting on the server.
 ///
-/// A request whose calling task is cancelled is *abandoned*, not cancelled:
+/// A pull whose calling task is cancelled is *abandoned*, not cancelled:
 /// the call returns at once, and the request goes on, its answer ignored,
 /// on a URLSession that is then replaced for the requests after it (and
 /// invalidated once its requests end). Why: on Linux, swift-corelibs-
 /// foundation's `URLSessionTask.cancel()` races with the task's completion
 /// — cancelling a request the server is answering right then (a long-poll
-/// woken by the commit a `waitUntilDownloaded()` is waiting for) crashes the
-/// process in `URLSession.behaviour(for:)`. An abandoned long-poll holds its
-/// connection until the server answers it, within the wait it asked for.
+/// woken by a commit, or cut by the server going away, as the session
+/// stops) crashes the process in `URLSession.behaviour(for:)`. An abandoned
+/// long-poll holds its connection until the server answers it, within the
+/// wait it asked for. A pull changes nothing on the server, so abandoning
+/// one is safe. A push is still cancelled: abandoned, it would land on the
+/// server after the session had moved on (a rebase, a restart), which the
+/// session does not expect of a push it never heard back from.
 struct SyncTransport: Sendable {
     let server: URL
     let scope: String
@@ -52,7 +56,7 @@ struct SyncTransport: Sendable {
             + (bootstrap ? [URLQueryItem(name: "bootstrap", value: "1")] : [])
         var request = URLRequest(url: components.url!)
         request.httpMethod = "GET"
-        let (status, body) = try await send(request, on: pulls)
+        let (status, body) = try await send(request, on: pulls, abandoning: true)
         guard status == 200 else { throw Self.failure(status, body) }
         do { return try SyncWire.decodePull(body) } catch { throw .protocolViolation(error.description) }
     }
@@ -63,7 +67,7 @@ struct SyncTransport: Sendable {
         request.httpMethod = "POST"
         request.httpBody = Data(SyncWire.encode(.init(base: base, commits: commits)))
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        let (status, body) = try await send(request, on: pushes)
+        let (status, body) = try await send(request, on: pushes, abandoning: false)
         let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         switch status {
         case 200:
@@ -86,10 +90,10 @@ struct SyncTransport: Sendable {
         }
     }
 
-    /// Sends a request; cancelling the calling task abandons it at once
-    /// (see the type's documentation), which throws
-    /// ``SyncError/network(_:)``.
-    private func send(_ request: URLRequest, on slot: SessionSlot) async throws(SyncError) -> (Int, [UInt8]) {
+    /// Sends a request. Cancelling the calling task abandons it at once
+    /// when `abandoning` (see the type's documentation), and otherwise
+    /// cancels it; either throws ``SyncError/network(_:)``.
+    private func send(_ request: URLRequest, on slot: SessionSlot, abandoning: Bool) async throws(SyncError) -> (Int, [UInt8]) {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let session = slot.current
@@ -108,7 +112,11 @@ struct SyncTransport: Sendable {
                 box.start(task, continuation)
             }
         } onCancel: {
-            if box.abandon() { slot.replace(session) }
+            if !abandoning {
+                box.cancel()
+            } else if box.abandon() {
+                slot.replace(session)
+            }
         }
         return try result.get()
     }
@@ -150,10 +158,14 @@ private final class RequestBox: @unchecked Sendable {
     // Safety: every access to the stored properties holds `lock`.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Result<(Int, [UInt8]), SyncError>, Never>?
+    private var task: URLSessionDataTask?
     private var abandoned = false
+    private var cancelled = false
     private var delivered = false
 
-    /// Starts `task`, unless the request was abandoned already.
+    /// Starts `task`, unless the request was abandoned already (then
+    /// delivers the abandonment) or cancelled (then starts it cancelled,
+    /// and its completion delivers the failure).
     func start(_ task: URLSessionDataTask, _ continuation: CheckedContinuation<Result<(Int, [UInt8]), SyncError>, Never>) {
         lock.lock()
         if abandoned {
@@ -163,8 +175,21 @@ private final class RequestBox: @unchecked Sendable {
             return
         }
         self.continuation = continuation
+        self.task = task
+        let cancel = cancelled
         lock.unlock()
+        if cancel { task.cancel() }
         task.resume()
+    }
+
+    /// Cancels the request's task (a push: see ``SyncTransport``); its
+    /// completion delivers the failure.
+    func cancel() {
+        lock.lock()
+        cancelled = true
+        let task = delivered ? nil : self.task
+        lock.unlock()
+        task?.cancel()
     }
 
     /// Delivers the request's outcome, unless it was abandoned.
@@ -173,6 +198,7 @@ private final class RequestBox: @unchecked Sendable {
         let continuation = delivered ? nil : self.continuation
         delivered = true
         self.continuation = nil
+        task = nil
         lock.unlock()
         continuation?.resume(returning: result)
     }
@@ -185,6 +211,7 @@ private final class RequestBox: @unchecked Sendable {
         let continuation = delivered ? nil : self.continuation
         if continuation != nil { delivered = true }
         self.continuation = nil
+        task = nil
         lock.unlock()
         continuation?.resume(returning: .failure(Self.abandonment))
         return continuation != nil
