@@ -34,6 +34,15 @@ struct KeyPairs: Sendable, Equatable {
         localToScope[type, default: [:]][local] = scope
     }
 
+    /// Records that scope key `scope` and local key `local` name one
+    /// object, dropping whatever pair either key was in; no pair when they
+    /// are the same number.
+    mutating func match(type: String, scope: Int64, local: Int64) {
+        guard scope == local else { return pair(type: type, scope: scope, local: local) }
+        unpair(type: type, local: local)
+        if let other = scopeToLocal[type]?[scope] { unpair(type: type, local: other) }
+    }
+
     mutating func unpair(type: String, local: Int64) {
         if let scope = localToScope[type]?[local] {
             scopeToLocal[type]?[scope] = nil

@@ -69,21 +69,65 @@ struct SyncEngine {
         var ids = Set<UUID>()
         let pendingIDs = Set(progress.pending.map(\.id))
         var own: [UInt64] = []
+        var ownCommits: [(id: UUID, commit: Commit)] = []
         for wire in pull.commits {
             let commit: Commit
             do { commit = try Commit(encoded: wire.payload) } catch { throw SyncError.protocolViolation("a commit that does not decode: \(error)") }
             guard commit.version > mirror.version else { continue }
             commits.append(commit)
             ids.insert(wire.id)
-            if pendingIDs.contains(wire.id) { own.append(commit.version) }
+            if pendingIDs.contains(wire.id) {
+                own.append(commit.version)
+                ownCommits.append((wire.id, commit))
+            }
         }
         for changes in try mirror.append(commits) { note(changes) }
         isCaughtUp = pull.head <= mirror.version
         // This device's own commits, accepted before it heard the answer (it was killed, or the answer was lost).
         if !own.isEmpty {
+            try pairCreates(of: ownCommits)
             progress.pending.removeAll { ids.contains($0.id) }
             noteOwn(own)
             try save()
+        }
+    }
+
+    /// This device's commits as the server has them: the scope keys their
+    /// creates got there are the ones that count, whatever a later rebase
+    /// of the same local commits picked (when an earlier try of a push
+    /// landed late, a later rebase may have given a create another fresh
+    /// key). Per type, when the server's commit and the local one create
+    /// as many objects, pairs them in order.
+    ///
+    /// - Complexity: O(size of the commits).
+    private mutating func pairCreates(of own: [(id: UUID, commit: Commit)]) throws {
+        let journal = store.journalForReading
+        let localSchema = store.syncCommittedState.schema
+        let scopeSchema = mirror.state.schema
+        func creates(_ commit: Commit, _ schema: [TypeSchema]) -> [String: [Int64]] {
+            var keys: [String: [Int64]] = [:]
+            for case .create(let table, let key, _) in commit.events where schema.indices.contains(table) {
+                keys[schema[table].name, default: []].append(key.rawValue)
+            }
+            return keys
+        }
+        var changed = false
+        for (id, served) in own {
+            guard let entry = progress.pending.first(where: { $0.id == id }) else { continue }
+            var reader = journal.reader(from: entry.local)
+            guard let local = try reader.next(), local.version == entry.local else { continue }
+            let localKeys = creates(local, localSchema)
+            for (type, scopeKeys) in creates(served, scopeSchema) {
+                guard let keys = localKeys[type], keys.count == scopeKeys.count else { continue }
+                for (scopeKey, localKey) in zip(scopeKeys, keys) where pairs.scopeKey(type, local: localKey) != scopeKey {
+                    pairs.match(type: type, scope: scopeKey, local: localKey)
+                    changed = true
+                }
+            }
+        }
+        if changed {
+            progress.keyPairs = pairs.list
+            full = true
         }
     }
 
@@ -220,18 +264,27 @@ struct SyncEngine {
     }
 
     /// The server took the first `versions.count` of the rebased commits
-    /// (one ``wireCommits()``) at `versions`.
-    mutating func accepted(versions: [UInt64]) throws {
+    /// (one ``wireCommits()``) at `versions`; `found`: an earlier try of
+    /// them had landed.
+    ///
+    /// Only commits the server appended from this very push go into the
+    /// mirror as they were sent. Found ones may be another rebase of the
+    /// same local commits (an earlier try that landed late, after a
+    /// restart or a rebase gave one of their creates another fresh key):
+    /// the pull brings the server's.
+    mutating func accepted(versions: [UInt64], found: Bool) throws {
         let sent = pushes.prefix(versions.count)
-        let fresh = versions == sent.map(\.commit.version) && mirror.version == pushBase
-        let ids = Set(sent.map(\.id))
+        let fresh = !found && versions == sent.map(\.commit.version) && mirror.version == pushBase
+        // Found commits the mirror lacks stay pending until the pull brings
+        // them, so that it knows them as this device's (``pairCreates(of:)``).
+        let ids = Set(zip(sent, versions).filter { !found || $1 <= mirror.version }.map(\.0.id))
         if fresh {
             for changes in try mirror.append(sent.map(\.commit)) { note(changes) }
             // The rest stay rebased on top of these: the next push sends them.
             pushes.removeFirst(sent.count)
             pushBase = mirror.version
         } else {
-            // Accepted by an earlier try at other versions: the pull brings them.
+            // Accepted by an earlier try: the pull brings them, as the server has them.
             isCaughtUp = false
             pushes = []
         }

@@ -106,9 +106,10 @@ public final class SyncSession: Sendable {
         }
     }
 
-    /// Stops syncing: cancels a push in flight, and stops waiting for a
-    /// pull (a long-poll left on the server ends there within its wait, its
-    /// answer ignored). Local writes go on; the next ``start()`` pushes
+    /// Stops syncing: stops waiting for the requests in flight, whose
+    /// answers are then ignored (a long-poll left on the server ends there
+    /// within its wait; a push may still land, and the next ``start()``
+    /// finds it there). Local writes go on; the next ``start()`` pushes
     /// them. Progress is already on disk.
     public func stop() {
         let loop = shared.withLock { shared in
@@ -348,8 +349,8 @@ public final class SyncSession: Sendable {
         let commits = engine.wireCommits()
         publish(.uploading(commits.count))
         switch try await transport.push(base: engine.serverVersion, commits: commits) {
-        case .accepted(let versions):
-            try engine.accepted(versions: versions)
+        case .accepted(let versions, let found):
+            try engine.accepted(versions: versions, found: found)
         case .conflict:
             engine.conflicted()
         }

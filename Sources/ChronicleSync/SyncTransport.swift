@@ -8,19 +8,20 @@ import FoundationNetworking
 /// (long-polls) and pushes on URLSessions of their own, so that a push
 /// never waits for, nor cuts short, the long-poll waiting on the server.
 ///
-/// A pull whose calling task is cancelled is *abandoned*, not cancelled:
-/// the call returns at once, and the request goes on, its answer ignored,
-/// on a URLSession that is then replaced for the requests after it (and
-/// invalidated once its requests end). Why: on Linux, swift-corelibs-
+/// A request whose calling task is cancelled is *abandoned*, not
+/// cancelled: the call returns at once, and the request goes on, its answer
+/// ignored, on a URLSession that is then replaced for the requests after it
+/// (and invalidated once its requests end). Why: on Linux, swift-corelibs-
 /// foundation's `URLSessionTask.cancel()` races with the task's completion
 /// — cancelling a request the server is answering right then (a long-poll
 /// woken by a commit, or cut by the server going away, as the session
 /// stops) crashes the process in `URLSession.behaviour(for:)`. An abandoned
 /// long-poll holds its connection until the server answers it, within the
-/// wait it asked for. A pull changes nothing on the server, so abandoning
-/// one is safe. A push is still cancelled: abandoned, it would land on the
-/// server after the session had moved on (a rebase, a restart), which the
-/// session does not expect of a push it never heard back from.
+/// wait it asked for. An abandoned push may land on the server later, after
+/// the session moved on (a rebase, a restart) — as a push whose answer was
+/// lost does, cancelled or not: the server finds its commit ids when the
+/// session pushes them again, or the next pull brings them as this
+/// device's own (see `SyncEngine.accepted(versions:found:)`).
 struct SyncTransport: Sendable {
     let server: URL
     let scope: String
@@ -40,7 +41,9 @@ struct SyncTransport: Sendable {
     }
 
     enum PushOutcome: Sendable, Equatable {
-        case accepted(versions: [UInt64])
+        /// Appended at `versions`; or, when `found`, every commit was
+        /// accepted before (an earlier try), with the payload of that try.
+        case accepted(versions: [UInt64], found: Bool)
         case conflict(head: UInt64)
     }
 
@@ -56,7 +59,7 @@ struct SyncTransport: Sendable {
             + (bootstrap ? [URLQueryItem(name: "bootstrap", value: "1")] : [])
         var request = URLRequest(url: components.url!)
         request.httpMethod = "GET"
-        let (status, body) = try await send(request, on: pulls, abandoning: true)
+        let (status, body) = try await send(request, on: pulls)
         guard status == 200 else { throw Self.failure(status, body) }
         do { return try SyncWire.decodePull(body) } catch { throw .protocolViolation(error.description) }
     }
@@ -67,12 +70,13 @@ struct SyncTransport: Sendable {
         request.httpMethod = "POST"
         request.httpBody = Data(SyncWire.encode(.init(base: base, commits: commits)))
         request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
-        let (status, body) = try await send(request, on: pushes, abandoning: false)
+        let (status, body) = try await send(request, on: pushes)
         let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any]
         switch status {
         case 200:
             guard let versions = json?["versions"] as? [Any] else { throw .protocolViolation("a push answer without versions") }
-            return .accepted(versions: versions.compactMap { ($0 as? NSNumber)?.uint64Value })
+            return .accepted(versions: versions.compactMap { ($0 as? NSNumber)?.uint64Value },
+                             found: (json?["found"] as? NSNumber)?.boolValue ?? false)
         case 409:
             guard let head = (json?["head"] as? NSNumber)?.uint64Value else { throw .protocolViolation("a conflict answer without head") }
             return .conflict(head: head)
@@ -91,9 +95,8 @@ struct SyncTransport: Sendable {
     }
 
     /// Sends a request. Cancelling the calling task abandons it at once
-    /// when `abandoning` (see the type's documentation), and otherwise
-    /// cancels it; either throws ``SyncError/network(_:)``.
-    private func send(_ request: URLRequest, on slot: SessionSlot, abandoning: Bool) async throws(SyncError) -> (Int, [UInt8]) {
+    /// (see the type's documentation) and throws ``SyncError/network(_:)``.
+    private func send(_ request: URLRequest, on slot: SessionSlot) async throws(SyncError) -> (Int, [UInt8]) {
         var request = request
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
         let session = slot.current
@@ -112,11 +115,7 @@ struct SyncTransport: Sendable {
                 box.start(task, continuation)
             }
         } onCancel: {
-            if !abandoning {
-                box.cancel()
-            } else if box.abandon() {
-                slot.replace(session)
-            }
+            if box.abandon() { slot.replace(session) }
         }
         return try result.get()
     }
@@ -158,14 +157,11 @@ private final class RequestBox: @unchecked Sendable {
     // Safety: every access to the stored properties holds `lock`.
     private let lock = NSLock()
     private var continuation: CheckedContinuation<Result<(Int, [UInt8]), SyncError>, Never>?
-    private var task: URLSessionDataTask?
     private var abandoned = false
-    private var cancelled = false
     private var delivered = false
 
     /// Starts `task`, unless the request was abandoned already (then
-    /// delivers the abandonment) or cancelled (then starts it cancelled,
-    /// and its completion delivers the failure).
+    /// delivers the abandonment).
     func start(_ task: URLSessionDataTask, _ continuation: CheckedContinuation<Result<(Int, [UInt8]), SyncError>, Never>) {
         lock.lock()
         if abandoned {
@@ -175,21 +171,8 @@ private final class RequestBox: @unchecked Sendable {
             return
         }
         self.continuation = continuation
-        self.task = task
-        let cancel = cancelled
         lock.unlock()
-        if cancel { task.cancel() }
         task.resume()
-    }
-
-    /// Cancels the request's task (a push: see ``SyncTransport``); its
-    /// completion delivers the failure.
-    func cancel() {
-        lock.lock()
-        cancelled = true
-        let task = delivered ? nil : self.task
-        lock.unlock()
-        task?.cancel()
     }
 
     /// Delivers the request's outcome, unless it was abandoned.
@@ -198,7 +181,6 @@ private final class RequestBox: @unchecked Sendable {
         let continuation = delivered ? nil : self.continuation
         delivered = true
         self.continuation = nil
-        task = nil
         lock.unlock()
         continuation?.resume(returning: result)
     }
@@ -211,7 +193,6 @@ private final class RequestBox: @unchecked Sendable {
         let continuation = delivered ? nil : self.continuation
         if continuation != nil { delivered = true }
         self.continuation = nil
-        task = nil
         lock.unlock()
         continuation?.resume(returning: .failure(Self.abandonment))
         return continuation != nil

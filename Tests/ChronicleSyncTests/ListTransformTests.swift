@@ -220,7 +220,7 @@ struct ListRebaseBookkeepingTests {
         try device.write { note.tags.insert("x", at: 0) }
         try engine.rebaseAndCollect(store: device)
         #expect(engine.wireCommits().count == 1)
-        try engine.accepted(versions: [engine.serverVersion + 1])
+        try engine.accepted(versions: [engine.serverVersion + 1], found: false)
         // Made on [x, a, b], before the session looks again: y between a and b.
         try device.write { note.tags.insert("y", at: 2) }
         // Another device's insert at the front, made on [x, a, b].

@@ -56,12 +56,18 @@ public struct CommitDatabase: Sendable {
 
     /// What an append did.
     public enum AppendOutcome: Sendable, Equatable {
-        /// The commits now have these versions (new, or first assigned by an earlier try).
+        /// The commits were appended now, at these versions.
         case accepted(versions: [UInt64], head: UInt64)
-        /// The scope's head is not the push's base.
+        /// Every commit id was accepted before (an earlier try of this push,
+        /// whose answer the client did not get), at these versions. The
+        /// payloads stored are the earlier try's, which may differ from
+        /// this push's: a client that rebased the commits again between
+        /// the tries gets its own commits back from a pull.
+        case found(versions: [UInt64], head: UInt64)
+        /// The scope's head is not the push's base, or some of the commit
+        /// ids were accepted before and some not (an earlier try landed,
+        /// and the client has more commits since): pull, rebase, push again.
         case conflict(head: UInt64)
-        /// Some of the commit ids were accepted before and some not: a client bug.
-        case partlyAccepted
     }
 
     /// Appends `push`'s commits at its base version, or finds them appended.
@@ -86,8 +92,8 @@ public struct CommitDatabase: Sendable {
                 if let id { known[id] = UInt64(version) } else { head = UInt64(version) }
             }
             if !known.isEmpty {
-                guard known.count == ids.count else { return .partlyAccepted }
-                return .accepted(versions: ids.map { known[$0]! }, head: head)
+                guard known.count == ids.count else { return .conflict(head: head) }
+                return .found(versions: ids.map { known[$0]! }, head: head)
             }
             guard head == push.base else { return .conflict(head: head) }
             var bindings = PostgresBindings(capacity: push.commits.count * 3 + 1)

@@ -13,8 +13,12 @@ import NIOCore
 ///   with none yet, waits up to `S` seconds (at most 60) for one. With
 ///   `bootstrap=1` the answer starts with the newest snapshot after `N`, if any.
 /// - `POST /v1/scopes/{scope}/commits`: appends a binary push body's
-///   commits at its base version: 200 with `{"versions":[…],"head":N}`, or
-///   409 with `{"head":N}` when the scope moved on (pull, rebase, push again).
+///   commits at its base version: 200 with `{"versions":[…],"head":N}`;
+///   200 with `{"versions":[…],"head":N,"found":true}` when every commit id
+///   was accepted before (the versions it got then; its payload is the
+///   earlier try's); or 409 with `{"head":N}` when the scope moved on, or
+///   some of the ids were accepted before and some not (pull, rebase, push
+///   again).
 ///
 /// Every request but `/health` carries `Authorization: Bearer TOKEN`: 401
 /// without a token the server knows, 403 when it does not grant the scope
@@ -145,11 +149,14 @@ public struct SyncRoutes: Sendable {
             }
             let list = versions.map(String.init).joined(separator: ",")
             return Self.json(.ok, #"{"versions":[\#(list)],"head":\#(head)}"#)
+        case .found(let versions, let head):
+            context.logger.info("push found", metadata: ["scope": "\(scope)", "base": "\(push.base)",
+                                                         "commits": "\(push.commits.count)", "head": "\(head)"])
+            let list = versions.map(String.init).joined(separator: ",")
+            return Self.json(.ok, #"{"versions":[\#(list)],"head":\#(head),"found":true}"#)
         case .conflict(let head):
             context.logger.info("push conflict", metadata: ["scope": "\(scope)", "base": "\(push.base)", "head": "\(head)"])
             return Self.json(.conflict, #"{"head":\#(head)}"#)
-        case .partlyAccepted:
-            throw HTTPError(.badRequest, message: "some commit ids of this push were accepted before and some were not")
         }
     }
 

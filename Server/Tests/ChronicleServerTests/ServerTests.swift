@@ -74,7 +74,9 @@ struct ServerTests {
         try await Self.withServer { api in
             let scope = Harness.freshScope()
             let first = Commits.wire(1...2)
-            #expect(try await api.push(scope, base: 0, first).status == 200)
+            let pushed = try await api.push(scope, base: 0, first)
+            #expect(pushed.status == 200)
+            #expect(pushed.json?["found"] == nil)
             let second = Commits.wire(3...3)
             #expect(try await api.push(scope, base: 2, second).status == 200)
             // The first push again, as a client that never saw its answer retries it.
@@ -82,11 +84,16 @@ struct ServerTests {
             #expect(retried.status == 200)
             #expect(retried.json?["versions"] as? [Int] == [1, 2])
             #expect(retried.json?["head"] as? Int == 3)
+            // Found, not appended: the payloads stored are the first try's.
+            #expect(retried.json?["found"] as? Bool == true)
             let pulled = try #require(try await api.pull(scope, after: 0).pull)
             #expect(pulled.commits == first + second)
-            // Half old, half new ids: refused, nothing appended.
-            let mixed = [first[0]] + Commits.wire(4...4)
-            #expect(try await api.push(scope, base: 3, mixed).status == 400)
+            // Half old, half new ids (an earlier try landed, and the client
+            // has more since): a conflict with the head, nothing appended.
+            let mixed = [SyncWire.WireCommit(id: second[0].id, payload: Commits.commit(4).encoded())] + Commits.wire(5...5)
+            let refused = try await api.push(scope, base: 3, mixed)
+            #expect(refused.status == 409)
+            #expect(refused.json?["head"] as? Int == 3)
             #expect(try #require(try await api.pull(scope, after: 0).pull).head == 3)
         }
     }

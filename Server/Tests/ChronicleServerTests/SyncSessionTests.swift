@@ -363,4 +363,56 @@ struct SyncSessionTests {
         try await a.sync()
         #expect(try await Dump.serverCommits(API(base: again.base, token: Harness.writer), scope: scope).count == 4)
     }
+
+    /// A push that reaches the server after the device gave up on it, and
+    /// after the device rebased the same commit again differently, leaves
+    /// the device with the server's version of it, not its own.
+    ///
+    /// The device's create collides with another device's at one key, so
+    /// its rebase gives the create a fresh key in the scope, which depends
+    /// on the keys the device's store had used by then: the second rebase
+    /// (after the first one brought the other device's note in) picks
+    /// another. Both tries carry the commit's one id, and the server keeps
+    /// the first to land.
+    @Test func aPushLandingLateAfterAnotherRebaseOfItLeavesTheServersVersion() async throws {
+        let server = try await ServerProcess()
+        defer { server.stop() }
+        let proxy = try HoldingProxy(upstreamPort: server.port)
+        defer { proxy.stop() }
+        let scope = Harness.freshScope("late")
+        let d = try Device(server: proxy.url, scope: scope, name: "d")
+        let e = try Device(server: server.base, scope: scope, name: "e")
+        try await Self.share(e, with: d) { e.store.create(Note.self, value: ["id": 1, "title": "seed"]) }
+        // Offline, both create a note at the store's next key; e's reaches the server first.
+        try d.store.write { d.store.create(Note.self, value: ["id": 100, "title": "from d"]) }
+        try e.store.write { e.store.create(Note.self, value: ["id": 200, "title": "from e"]) }
+        e.session.start()
+        try await e.sync()
+
+        // d's first try is held on its way, and d stops waiting for it.
+        proxy.holdsPushes = true
+        d.session.start()
+        try proxy.waitForHeldPushes(1)
+        // d starts again: it pulls (the server has not got the first try),
+        // rebases again, and pushes again; held too.
+        d.reconnect(to: proxy.url)
+        defer { d.session.stop() }
+        try proxy.waitForHeldPushes(2)
+        // The first try lands, then the second, which the server finds accepted.
+        try proxy.releaseNextPush()
+        try proxy.releaseNextPush()
+        proxy.holdsPushes = false
+
+        // e edits d's note; everyone syncs.
+        try await e.sync()
+        try e.store.write { e.note(100)!.title = "edited by e" }
+        try await e.sync()
+        try? await d.sync(timeout: .seconds(30))
+        try await e.sync()
+        let truth = try await Dump.serverState(server, scope: scope)
+        #expect(truth["Note"]?.values.contains { $0.contains("edited by e") } == true)
+        #expect(try e.dump() == truth)
+        let mine = try d.dump()
+        #expect(mine == truth, "d differs: \(Dump.difference(mine, truth))")
+    }
 }
