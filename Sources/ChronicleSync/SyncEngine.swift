@@ -96,31 +96,45 @@ struct SyncEngine {
     /// creates got there are the ones that count, whatever a later rebase
     /// of the same local commits picked (when an earlier try of a push
     /// landed late, a later rebase may have given a create another fresh
-    /// key). Per type, when the server's commit and the local one create
-    /// as many objects, pairs them in order.
+    /// key). Pairs each create of the server's commit with the local
+    /// commit's create of the same type: by primary key where the type has
+    /// one, otherwise in order when the two commits create as many objects
+    /// of that type.
     ///
     /// - Complexity: O(size of the commits).
     private mutating func pairCreates(of own: [(id: UUID, commit: Commit)]) throws {
         let journal = store.journalForReading
         let localSchema = store.syncCommittedState.schema
         let scopeSchema = mirror.state.schema
-        func creates(_ commit: Commit, _ schema: [TypeSchema]) -> [String: [Int64]] {
-            var keys: [String: [Int64]] = [:]
-            for case .create(let table, let key, _) in commit.events where schema.indices.contains(table) {
-                keys[schema[table].name, default: []].append(key.rawValue)
+        /// Per type name, the creates' keys and primary-key values, in order.
+        func creates(_ commit: Commit, _ schema: [TypeSchema]) -> [String: [(key: Int64, primaryKey: PersistedValue?)]] {
+            var found: [String: [(key: Int64, primaryKey: PersistedValue?)]] = [:]
+            for case .create(let table, let key, let values) in commit.events where schema.indices.contains(table) {
+                let primaryKey = schema[table].primaryKeyIndex.flatMap { values.indices.contains($0) ? values[$0] : nil }
+                found[schema[table].name, default: []].append((key.rawValue, primaryKey))
             }
-            return keys
+            return found
         }
         var changed = false
         for (id, served) in own {
             guard let entry = progress.pending.first(where: { $0.id == id }) else { continue }
             var reader = journal.reader(from: entry.local)
             guard let local = try reader.next(), local.version == entry.local else { continue }
-            let localKeys = creates(local, localSchema)
-            for (type, scopeKeys) in creates(served, scopeSchema) {
-                guard let keys = localKeys[type], keys.count == scopeKeys.count else { continue }
-                for (scopeKey, localKey) in zip(scopeKeys, keys) where pairs.scopeKey(type, local: localKey) != scopeKey {
-                    pairs.match(type: type, scope: scopeKey, local: localKey)
+            let localCreates = creates(local, localSchema)
+            for (type, scopeCreates) in creates(served, scopeSchema) {
+                guard let localOnes = localCreates[type] else { continue }
+                var matches: [(scope: Int64, local: Int64)] = []
+                if scopeCreates.allSatisfy({ $0.primaryKey != nil }) {
+                    var byPrimaryKey: [PersistedValue: Int64] = [:]
+                    for create in localOnes { if let primaryKey = create.primaryKey { byPrimaryKey[primaryKey] = create.key } }
+                    for create in scopeCreates {
+                        if let primaryKey = create.primaryKey, let localKey = byPrimaryKey[primaryKey] { matches.append((create.key, localKey)) }
+                    }
+                } else if localOnes.count == scopeCreates.count {
+                    matches = zip(scopeCreates, localOnes).map { ($0.key, $1.key) }
+                }
+                for match in matches where pairs.scopeKey(type, local: match.local) != match.scope {
+                    pairs.match(type: type, scope: match.scope, local: match.local)
                     changed = true
                 }
             }
