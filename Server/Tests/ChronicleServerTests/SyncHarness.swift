@@ -22,6 +22,12 @@ extension Note: @unchecked Sendable {}
 final class Place: EmbeddedObject {
     @Persisted var city = ""
     @Persisted var floor = 0
+
+    convenience init(city: String, floor: Int) {
+        self.init()
+        self.city = city
+        self.floor = floor
+    }
 }
 extension Place: @unchecked Sendable {}
 
@@ -120,16 +126,32 @@ enum Dump {
         for (table, type) in state.schema.enumerated() {
             guard let pk = type.primaryKeyIndex else { continue }
             for (_, record) in state.objects(table: table) {
-                var fields: [String] = []
-                for (index, property) in type.properties.enumerated().sorted(by: { $0.element.name < $1.element.name }) {
-                    var value = record.values[index]
-                    if case .set(let elements) = value { value = .set(elements.sorted { "\($0)" < "\($1)" }) }
-                    fields.append("\(property.name)=\(value)")
-                }
-                result[type.name, default: [:]]["\(record.values[pk])"] = fields.joined(separator: " ")
+                result[type.name, default: [:]]["\(record.values[pk])"] = fields(of: record, type: type, in: state)
             }
         }
         return result
+    }
+
+    /// An object's properties by name; a link shows what it links to (an
+    /// embedded object's own fields, another object's primary key), not
+    /// the key, which each journal picks for itself.
+    private static func fields(of record: ObjectRecord, type: TypeSchema, in state: StoreState) -> String {
+        var fields: [String] = []
+        for (index, property) in type.properties.enumerated().sorted(by: { $0.element.name < $1.element.name }) {
+            func shown(_ value: PersistedValue) -> String {
+                guard case .link(let key) = value, let name = property.objectType,
+                      let table = state.tableIndex(named: name), let target = state.object(table: table, key: key) else { return "\(value)" }
+                let targetType = state.schema[table]
+                if let pk = targetType.primaryKeyIndex { return "→\(name)(\(target.values[pk]))" }
+                return "{\(Self.fields(of: target, type: targetType, in: state))}"
+            }
+            switch record.values[index] {
+            case .list(let elements): fields.append("\(property.name)=[\(elements.map(shown).joined(separator: ", "))]")
+            case .set(let elements): fields.append("\(property.name)={\(elements.map(shown).sorted().joined(separator: ", "))}")
+            case let value: fields.append("\(property.name)=\(shown(value))")
+            }
+        }
+        return fields.joined(separator: " ")
     }
 
     /// The objects two dumps disagree on, for failure messages.
