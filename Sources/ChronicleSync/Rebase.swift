@@ -15,7 +15,8 @@ import Foundation
 /// - a `set` wins (later write in server order); on a deleted object it is dropped (delete wins);
 /// - a `create` whose primary key the scope already has becomes `set`s of
 ///   the object that has it (creates merge, property by property);
-/// - a `create` at a key the scope already uses takes a fresh key in the scope;
+/// - a `create` at a key the scope has used (even for an object deleted
+///   since) takes a fresh key in the scope;
 /// - list edits are transformed over the scope's edits of the list that
 ///   the pending commit did not see (``ListHistory``, ``ListEdit``): every
 ///   insert is kept, at the place its neighbours moved to; edits of
@@ -207,8 +208,12 @@ struct Rebase {
                 }
                 return
             }
+            // A key the scope has used, even if that object is deleted now,
+            // is not this create's: other devices may still hold a copy of
+            // the deleted object under it, and would take the new object for
+            // it (its owner's links to it then fail to apply there).
             var key = localKey
-            if working.contains(table: table, key: key) || pairs.pairedLocal(type, scope: key.rawValue) != nil {
+            if key.rawValue < working.nextKey(table: table).rawValue || pairs.pairedLocal(type, scope: key.rawValue) != nil {
                 key = ObjectKey(freshKey(type))
             }
             if key != localKey { pairs.pair(type: type, scope: key.rawValue, local: localKey.rawValue) }

@@ -97,9 +97,9 @@ struct SyncEngine {
     /// of the same local commits picked (when an earlier try of a push
     /// landed late, a later rebase may have given a create another fresh
     /// key). Pairs each create of the server's commit with the local
-    /// commit's create of the same type and primary key, when both sides
-    /// still have the object. Objects without a primary key are left as
-    /// the last rebase paired them (see "Syncing across devices").
+    /// commit's create of the same type: by primary key where the type has
+    /// one, otherwise in order when the two commits create as many objects
+    /// of that type; only objects both sides still have.
     ///
     /// - Complexity: O(size of the commits).
     private mutating func pairCreates(of own: [(id: UUID, commit: Commit)]) throws {
@@ -124,15 +124,15 @@ struct SyncEngine {
             let localCreates = creates(local, localSchema)
             for (type, scopeCreates) in creates(served, scopeSchema) {
                 guard let localOnes = localCreates[type] else { continue }
-                // By primary key only. Objects without one (embedded objects)
-                // keep the pairs the last rebase gave them: pairing them in
-                // order made devices diverge in the convergence test.
-                guard scopeCreates.allSatisfy({ $0.primaryKey != nil }) else { continue }
-                var byPrimaryKey: [PersistedValue: Int64] = [:]
-                for create in localOnes { if let primaryKey = create.primaryKey { byPrimaryKey[primaryKey] = create.key } }
                 var matches: [(scope: Int64, local: Int64)] = []
-                for create in scopeCreates {
-                    if let primaryKey = create.primaryKey, let localKey = byPrimaryKey[primaryKey] { matches.append((create.key, localKey)) }
+                if scopeCreates.allSatisfy({ $0.primaryKey != nil }) {
+                    var byPrimaryKey: [PersistedValue: Int64] = [:]
+                    for create in localOnes { if let primaryKey = create.primaryKey { byPrimaryKey[primaryKey] = create.key } }
+                    for create in scopeCreates {
+                        if let primaryKey = create.primaryKey, let localKey = byPrimaryKey[primaryKey] { matches.append((create.key, localKey)) }
+                    }
+                } else if localOnes.count == scopeCreates.count {
+                    matches = zip(scopeCreates, localOnes).map { ($0.key, $1.key) }
                 }
                 // Only objects both sides still have: a pair outliving its
                 // objects would claim a key the scope may give another later.
