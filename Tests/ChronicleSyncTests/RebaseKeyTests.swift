@@ -16,10 +16,7 @@ extension RebaseKeyItem: @unchecked Sendable {}
 /// this pins the rule itself, through the client's internals.
 @Suite("Sync rebase keys")
 struct RebaseKeyTests {
-    static func wire(_ commits: [Commit]) -> SyncWire.Pull {
-        SyncWire.Pull(head: commits.last?.version ?? 0, snapshot: nil,
-                      commits: commits.map { SyncWire.WireCommit(id: UUID(), payload: $0.encoded()) })
-    }
+    static func wire(_ commits: [Commit]) -> SyncWire.Pull { ListRebaseBookkeepingTests.wire(commits) }
 
     /// The keys the creates of the device's next push use.
     static func pushedCreates(_ engine: SyncEngine) throws -> [ObjectKey] {
