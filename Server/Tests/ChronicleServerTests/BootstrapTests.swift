@@ -97,7 +97,7 @@ struct BootstrapTests {
         defer { server.stop() }
         let (scope, a) = try await Self.seed(server)
         defer { a.session.stop() }
-        let store = try Store(configuration: .inMemory(identifier: "join-\(UUID())", objectTypes: [Note.self]))
+        let store = try Store(configuration: .inMemory(identifier: "join-\(UUID())", objectTypes: [Note.self, Badge.self]))
         let session = SyncSession(store: store, server: server.base, scope: scope, token: Harness.writer)
         session.start()
         defer { session.stop() }

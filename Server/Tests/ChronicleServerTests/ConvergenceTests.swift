@@ -16,13 +16,14 @@ struct ConvergenceTests {
     static let logNote = 100
 
     /// One random commit on `device`: one to three edits of shared notes,
-    /// and a unique token appended to the log note. With `embedded`, the
-    /// edits include setting a note's embedded place and inserting and
-    /// removing its embedded stops.
-    static func randomCommit(on device: Device, token: String, embedded: Bool, random: inout SeededRandom) throws {
+    /// and a unique token appended to the log note. With `links`, the
+    /// edits include setting a note's embedded place, inserting and
+    /// removing its embedded stops, and linking it to another note and to
+    /// a new badge.
+    static func randomCommit(on device: Device, token: String, links: Bool, random: inout SeededRandom) throws {
         let store = device.store
         var choices: [Int] = []
-        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(embedded ? 13 : 10), using: &random)) }
+        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 15 : 10), using: &random)) }
         let id = Int.random(in: 1...5, using: &random)
         let word = ["red", "green", "blue", "cyan"][Int.random(in: 0..<4, using: &random)]
         let position = Int.random(in: 0..<8, using: &random)
@@ -48,6 +49,9 @@ struct ConvergenceTests {
                 case 10: note.place = Place(city: "\(word) \(token)", floor: position)
                 case 11: note.stops.insert(Place(city: token, floor: position), at: min(position, note.stops.count))
                 case 12: if !note.stops.isEmpty { note.stops.remove(at: position % note.stops.count) }
+                // Links: to another note (nil once it is deleted), and to a new badge.
+                case 13: note.next = device.note(1 + position % 5)
+                case 14: note.badge = Badge(label: "\(word) \(token)")
                 default: store.delete(note)
                 }
             }
@@ -57,21 +61,23 @@ struct ConvergenceTests {
 
     @Test(arguments: [UInt64(0x5EED_2029), 7, 1_234_567])
     func devicesConvergeToTheServerOrderThroughFailures(seed: UInt64) async throws {
-        try await Self.converge(seed: seed, embedded: false)
+        try await Self.converge(seed: seed, links: false)
     }
 
-    /// As above, with embedded objects, whose keys two devices' creates
-    /// often share (they have no primary key to merge on). It found that a
+    /// As above, with links too: embedded objects (a note's place and
+    /// stops), whose keys two devices' creates often share (they have no
+    /// primary key to merge on), links to other notes (nil once the note is
+    /// deleted) and to new objects without a primary key. It found that a
     /// create could take a key the scope had used for an object deleted
     /// since: a device still holding its copy of the deleted object took
     /// the new one for it, and dropped the links to it (a note's `place`
     /// nil where the server's fold has one).
     @Test(arguments: [UInt64(15), 11, 13])
-    func devicesConvergeWithEmbeddedObjects(seed: UInt64) async throws {
-        try await Self.converge(seed: seed, embedded: true)
+    func devicesConvergeWithLinksAndEmbeddedObjects(seed: UInt64) async throws {
+        try await Self.converge(seed: seed, links: true)
     }
 
-    static func converge(seed: UInt64, embedded: Bool) async throws {
+    static func converge(seed: UInt64, links: Bool) async throws {
         var random = SeededRandom(state: seed)
         let servers = [try await ServerProcess(), try await ServerProcess()]
         var ports = servers.map(\.port)
@@ -100,7 +106,7 @@ struct ConvergenceTests {
             for step in 0..<100 {
                 let index = Int.random(in: 0..<3, using: &random)
                 let token = "r\(round)-d\(index)-\(step)"
-                try Self.randomCommit(on: devices[index], token: token, embedded: embedded, random: &random)
+                try Self.randomCommit(on: devices[index], token: token, links: links, random: &random)
                 tokens.append(token)
                 if step == 20 && round % 2 == 1 {
                     running[1].kill()

@@ -15,8 +15,23 @@ final class Note: Object {
     /// An embedded object and a list of them: they sync with their owner.
     @Persisted var place: Place?
     @Persisted var stops: List<Place>
+    /// A link to another note, and to an object without a primary key.
+    @Persisted var next: Note?
+    @Persisted var badge: Badge?
 }
 extension Note: @unchecked Sendable {}
+
+/// An object of its own (not embedded) without a primary key: two devices'
+/// creates of badges are two badges.
+final class Badge: Object {
+    @Persisted var label = ""
+
+    convenience init(label: String) {
+        self.init()
+        self.label = label
+    }
+}
+extension Badge: @unchecked Sendable {}
 
 /// Where a note is: embedded in it.
 final class Place: EmbeddedObject {
@@ -44,7 +59,7 @@ final class Device: @unchecked Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("chronicle-sync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         url = folder.appendingPathComponent("\(name).journal")
-        store = try Store(configuration: .init(fileURL: url, objectTypes: [Note.self]))
+        store = try Store(configuration: .init(fileURL: url, objectTypes: [Note.self, Badge.self]))
         self.scope = scope
         self.server = server
         session = SyncSession(store: store, server: server, scope: scope, token: token)
@@ -55,7 +70,7 @@ final class Device: @unchecked Sendable {
         session.stop()
         try store.close()
         if let server { self.server = server }
-        store = try Store(configuration: .init(fileURL: url, objectTypes: [Note.self]))
+        store = try Store(configuration: .init(fileURL: url, objectTypes: [Note.self, Badge.self]))
         session = SyncSession(store: store, server: self.server, scope: scope, token: Harness.writer)
     }
 
