@@ -18,12 +18,12 @@ struct ConvergenceTests {
     /// One random commit on `device`: one to three edits of shared notes,
     /// and a unique token appended to the log note. With `links`, the
     /// edits include setting a note's embedded place, inserting and
-    /// removing its embedded stops, and linking it to another note and to
-    /// a new badge.
+    /// removing its embedded stops, linking it to another note and to a
+    /// new badge, and moving and replacing elements of its tags.
     static func randomCommit(on device: Device, token: String, links: Bool, random: inout SeededRandom) throws {
         let store = device.store
         var choices: [Int] = []
-        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 15 : 10), using: &random)) }
+        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 17 : 10), using: &random)) }
         let id = Int.random(in: 1...5, using: &random)
         let word = ["red", "green", "blue", "cyan"][Int.random(in: 0..<4, using: &random)]
         let position = Int.random(in: 0..<8, using: &random)
@@ -52,6 +52,9 @@ struct ConvergenceTests {
                 // Links: to another note (nil once it is deleted), and to a new badge.
                 case 13: note.next = device.note(1 + position % 5)
                 case 14: note.badge = Badge(label: "\(word) \(token)")
+                // Lists edited in place: a move and a replacement.
+                case 15: if note.tags.count > 1 { note.tags.move(from: position % note.tags.count, to: 0) }
+                case 16: if !note.tags.isEmpty { note.tags[position % note.tags.count] = token }
                 default: store.delete(note)
                 }
             }
@@ -67,11 +70,11 @@ struct ConvergenceTests {
     /// As above, with links too: embedded objects (a note's place and
     /// stops), whose keys two devices' creates often share (they have no
     /// primary key to merge on), links to other notes (nil once the note is
-    /// deleted) and to new objects without a primary key. It found that a
-    /// create could take a key the scope had used for an object deleted
-    /// since: a device still holding its copy of the deleted object took
-    /// the new one for it, and dropped the links to it (a note's `place`
-    /// nil where the server's fold has one).
+    /// deleted) and to new objects without a primary key; and list moves
+    /// and replacements. It found that a create could take a key the scope
+    /// had used for an object deleted since: a device still holding its
+    /// copy of the deleted object took the new one for it, and dropped the
+    /// links to it (a note's `place` nil where the server's fold has one).
     @Test(arguments: [UInt64(15), 11, 13])
     func devicesConvergeWithLinksAndEmbeddedObjects(seed: UInt64) async throws {
         try await Self.converge(seed: seed, links: true)
