@@ -19,11 +19,12 @@ struct ConvergenceTests {
     /// and a unique token appended to the log note. With `links`, the
     /// edits include setting a note's embedded place, inserting and
     /// removing its embedded stops, linking it to another note and to a
-    /// new badge, and moving and replacing elements of its tags.
+    /// new badge, adding and removing badges in its set of them, and
+    /// moving and replacing elements of its tags.
     static func randomCommit(on device: Device, token: String, links: Bool, random: inout SeededRandom) throws {
         let store = device.store
         var choices: [Int] = []
-        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 17 : 10), using: &random)) }
+        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 19 : 10), using: &random)) }
         let id = Int.random(in: 1...5, using: &random)
         let word = ["red", "green", "blue", "cyan"][Int.random(in: 0..<4, using: &random)]
         let position = Int.random(in: 0..<8, using: &random)
@@ -55,6 +56,9 @@ struct ConvergenceTests {
                 // Lists edited in place: a move and a replacement.
                 case 15: if note.tags.count > 1 { note.tags.move(from: position % note.tags.count, to: 0) }
                 case 16: if !note.tags.isEmpty { note.tags[position % note.tags.count] = token }
+                // A set of links: a new badge in, or one out.
+                case 17: note.badges.insert(Badge(label: token))
+                case 18: if let badge = note.badges.first { note.badges.remove(badge) }
                 default: store.delete(note)
                 }
             }
@@ -70,11 +74,12 @@ struct ConvergenceTests {
     /// As above, with links too: embedded objects (a note's place and
     /// stops), whose keys two devices' creates often share (they have no
     /// primary key to merge on), links to other notes (nil once the note is
-    /// deleted) and to new objects without a primary key; and list moves
-    /// and replacements. It found that a create could take a key the scope
-    /// had used for an object deleted since: a device still holding its
-    /// copy of the deleted object took the new one for it, and dropped the
-    /// links to it (a note's `place` nil where the server's fold has one).
+    /// deleted) and to new objects without a primary key, alone and in a
+    /// set; and list moves and replacements. It found that a create could
+    /// take a key the scope had used for an object deleted since: a device
+    /// still holding its copy of the deleted object took the new one for
+    /// it, and dropped the links to it (a note's `place` nil where the
+    /// server's fold has one).
     @Test(arguments: [UInt64(15), 11, 13])
     func devicesConvergeWithLinksAndEmbeddedObjects(seed: UInt64) async throws {
         try await Self.converge(seed: seed, links: true)

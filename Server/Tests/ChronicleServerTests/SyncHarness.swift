@@ -18,6 +18,7 @@ final class Note: Object {
     /// A link to another note, and to an object without a primary key.
     @Persisted var next: Note?
     @Persisted var badge: Badge?
+    @Persisted var badges: MutableSet<Badge>
 }
 extension Note: @unchecked Sendable {}
 
