@@ -19,12 +19,13 @@ struct ConvergenceTests {
     /// and a unique token appended to the log note. With `links`, the
     /// edits include setting a note's embedded place, inserting and
     /// removing its embedded stops, linking it to another note and to a
-    /// new badge, adding and removing badges in its set of them, and
-    /// moving and replacing elements of its tags.
+    /// new badge, adding and removing badges in its set of them, setting
+    /// and removing embedded rooms in its map of them, and moving and
+    /// replacing elements of its tags.
     static func randomCommit(on device: Device, token: String, links: Bool, random: inout SeededRandom) throws {
         let store = device.store
         var choices: [Int] = []
-        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 19 : 10), using: &random)) }
+        for _ in 0..<Int.random(in: 1...3, using: &random) { choices.append(Int.random(in: 0..<(links ? 21 : 10), using: &random)) }
         let id = Int.random(in: 1...5, using: &random)
         let word = ["red", "green", "blue", "cyan"][Int.random(in: 0..<4, using: &random)]
         let position = Int.random(in: 0..<8, using: &random)
@@ -59,6 +60,9 @@ struct ConvergenceTests {
                 // A set of links: a new badge in, or one out.
                 case 17: note.badges.insert(Badge(label: token))
                 case 18: if let badge = note.badges.first { note.badges.remove(badge) }
+                // A map of embedded objects: one set, one removed.
+                case 19: note.rooms[word] = Place(city: token, floor: position)
+                case 20: note.rooms.removeObject(for: word)
                 default: store.delete(note)
                 }
             }
@@ -71,8 +75,8 @@ struct ConvergenceTests {
         try await Self.converge(seed: seed, links: false)
     }
 
-    /// As above, with links too: embedded objects (a note's place and
-    /// stops), whose keys two devices' creates often share (they have no
+    /// As above, with links too: embedded objects (a note's place, stops
+    /// and rooms), whose keys two devices' creates often share (they have no
     /// primary key to merge on), links to other notes (nil once the note is
     /// deleted) and to new objects without a primary key, alone and in a
     /// set; and list moves and replacements. It found that a create could

@@ -19,6 +19,7 @@ final class Note: Object {
     @Persisted var next: Note?
     @Persisted var badge: Badge?
     @Persisted var badges: MutableSet<Badge>
+    @Persisted var rooms: Map<String, Place?>
 }
 extension Note: @unchecked Sendable {}
 
@@ -164,6 +165,7 @@ enum Dump {
             switch record.values[index] {
             case .list(let elements): fields.append("\(property.name)=[\(elements.map(shown).joined(separator: ", "))]")
             case .set(let elements): fields.append("\(property.name)={\(elements.map(shown).sorted().joined(separator: ", "))}")
+            case .map(let entries): fields.append("\(property.name)=[\(entries.map { "\($0.key): \(shown($0.value))" }.joined(separator: ", "))]")
             case let value: fields.append("\(property.name)=\(shown(value))")
             }
         }
