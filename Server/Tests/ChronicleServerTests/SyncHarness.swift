@@ -15,7 +15,8 @@ final class Note: Object {
     /// An embedded object and a list of them: they sync with their owner.
     @Persisted var place: Place?
     @Persisted var stops: List<Place>
-    /// A link to another note, and to an object without a primary key.
+    /// Links: to another note; to objects without a primary key, alone and
+    /// in a set; and a map of embedded objects.
     @Persisted var next: Note?
     @Persisted var badge: Badge?
     @Persisted var badges: MutableSet<Badge>
