@@ -16,36 +16,50 @@ extension RebaseKeyItem: @unchecked Sendable {}
 /// this pins the rule itself, through the client's internals.
 @Suite("Sync rebase keys")
 struct RebaseKeyTests {
-    static func wire(_ commits: [Commit]) -> SyncWire.Pull { ListRebaseBookkeepingTests.wire(commits) }
-
-    /// The keys the creates of the device's next push use.
-    static func pushedCreates(_ engine: SyncEngine) throws -> [ObjectKey] {
-        try engine.wireCommits().flatMap { try Commit(encoded: $0.payload).events }.compactMap { event in
+    /// The keys `commits`' creates use, in order.
+    static func createdKeys(_ commits: [Commit]) -> [ObjectKey] {
+        commits.flatMap(\.events).compactMap { event in
             if case .create(_, let key, _) = event { return key }
             return nil
         }
     }
 
-    @Test func aCreateNeverTakesAKeyTheScopeUsedBefore() throws {
-        // The scope: an item created, then deleted.
-        let server = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [RebaseKeyItem.self]))
-        let old = RebaseKeyItem()
-        old.name = "old"
-        try server.write { server.add(old) }
-        try server.write { server.delete(old) }
-        var reader = server.journalForReading.reader(from: 1)
-        var scope: [Commit] = []
-        while let commit = try reader.next() { scope.append(commit) }
-        let usedKey = try #require(scope.lazy.flatMap(\.events).compactMap { event -> ObjectKey? in
-            if case .create(_, let key, _) = event { return key }
-            return nil
-        }.first)
+    /// The keys the creates of the device's next push use.
+    static func pushedCreates(_ engine: SyncEngine) throws -> [ObjectKey] {
+        createdKeys(try engine.wireCommits().map { try Commit(encoded: $0.payload) })
+    }
 
-        // A device that never saw that item: its store's first key is the one the scope used.
+    /// The scope: the commits `body` makes in a store of its own.
+    static func scope(_ body: (Store) throws -> Void) throws -> [Commit] {
+        let server = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [RebaseKeyItem.self]))
+        try body(server)
+        var reader = server.journalForReading.reader(from: 1)
+        var commits: [Commit] = []
+        while let commit = try reader.next() { commits.append(commit) }
+        return commits
+    }
+
+    /// A new device that has taken in `scope`, and its session's bookkeeping.
+    static func device(following scope: [Commit]) throws -> (Store, SyncEngine) {
         let device = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [RebaseKeyItem.self]))
         var engine = try SyncEngine(store: device, folder: nil)
-        try engine.absorb(Self.wire(scope))
+        try engine.absorb(ListRebaseBookkeepingTests.wire(scope))
         try engine.rebaseAndCollect(store: device)
+        return (device, engine)
+    }
+
+    @Test func aCreateNeverTakesAKeyTheScopeUsedBefore() throws {
+        // The scope: an item created, then deleted.
+        let scope = try Self.scope { server in
+            let old = RebaseKeyItem()
+            old.name = "old"
+            try server.write { server.add(old) }
+            try server.write { server.delete(old) }
+        }
+        let usedKey = try #require(Self.createdKeys(scope).first)
+
+        // A device that never saw that item: its store's first key is the one the scope used.
+        var (device, engine) = try Self.device(following: scope)
         let mine = RebaseKeyItem()
         mine.name = "new"
         try device.write { device.add(mine) }
@@ -60,19 +74,11 @@ struct RebaseKeyTests {
 
     @Test func aCreateAtAKeyTheScopeNeverUsedKeepsIt() throws {
         // The scope: one item, still there.
-        let server = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [RebaseKeyItem.self]))
-        try server.write { server.add(RebaseKeyItem()) }
-        var reader = server.journalForReading.reader(from: 1)
-        var scope: [Commit] = []
-        while let commit = try reader.next() { scope.append(commit) }
+        let scope = try Self.scope { server in try server.write { server.add(RebaseKeyItem()) } }
 
         // A device that has it creates another: at its next key, which the scope never used.
-        let device = try Store(configuration: .inMemory(identifier: UUID().uuidString, objectTypes: [RebaseKeyItem.self]))
-        var engine = try SyncEngine(store: device, folder: nil)
-        try engine.absorb(Self.wire(scope))
-        try engine.rebaseAndCollect(store: device)
-        let mine = RebaseKeyItem()
-        try device.write { device.add(mine) }
+        var (device, engine) = try Self.device(following: scope)
+        try device.write { device.add(RebaseKeyItem()) }
         let localKey = try #require(device.syncCommittedState.objects(table: 0).map(\.key).max())
         try engine.rebaseAndCollect(store: device)
         #expect(try Self.pushedCreates(engine) == [localKey])
