@@ -281,7 +281,7 @@ struct Rebase {
             emitScope(.mapSet(table: table, key: key, property: mapped, mapKey: mapKey, value: scopeValue(value, schema)), into: &events)
         case .mapRemove(_, _, let index, let mapKey):
             guard let (mapped, _) = property(index) else { return }
-            guard case .map(let entries)? = working.object(table: table, key: key)?.values[mapped],
+            guard case .map(let entries)? = working.object(table: table, key: key)?[mapped],
                   entries.contains(where: { $0.key == mapKey }) else { return }
             emitScope(.mapRemove(table: table, key: key, property: mapped, mapKey: mapKey), into: &events)
         case .clear(_, _, let index):
@@ -356,7 +356,7 @@ struct Rebase {
     }
 
     private func listCount(_ table: Int, _ key: ObjectKey, _ property: Int) -> Int {
-        guard case .list(let elements)? = working.object(table: table, key: key)?.values[property] else { return 0 }
+        guard case .list(let elements)? = working.object(table: table, key: key)?[property] else { return 0 }
         return elements.count
     }
 
@@ -444,7 +444,7 @@ struct Rebase {
             let scopeType = working.schema[table]
             targets[object] = type.properties.map { property in
                 guard let index = scopeType.propertyIndex(named: property.name) else { return property.defaultValue }
-                return localValue(record.values[index], property)
+                return localValue(record[index], property)
             }
         }
         // Deletes first: an object deleted and created again under its primary key
@@ -463,7 +463,7 @@ struct Rebase {
         for object in ordered {
             guard let values = targets[object], let record = scratch.object(table: object.table, key: object.key) else { continue }
             let type = scratch.schema[object.table]
-            for (index, value) in values.enumerated() where record.values[index] != value && !type.properties[index].isPrimaryKey {
+            for (index, value) in values.enumerated() where record[index] != value && !type.properties[index].isPrimaryKey {
                 emitLocal(.set(table: object.table, key: object.key, property: index, value: value))
             }
         }

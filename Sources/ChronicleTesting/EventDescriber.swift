@@ -26,7 +26,7 @@ struct EventDescriber {
     func describe(_ event: Event) -> String {
         let names = SchemaNames(schema: state.schema)
         func current(_ table: Int, _ key: ObjectKey, _ property: Int) -> PersistedValue? {
-            guard let record = state.object(table: table, key: key), record.values.indices.contains(property) else { return nil }
+            guard let record = state.object(table: table, key: key), property < record.count else { return nil }
             return record[property]
         }
         func value(_ value: PersistedValue?, _ table: Int, _ property: Int) -> String {

@@ -48,8 +48,8 @@ struct NetChanges {
             case (nil, _?): items.append(.created(target))
             case (_?, nil): items.append(.deleted(target))
             case let (old?, new?):
-                for property in new.values.indices {
-                    let oldValue = old.values.indices.contains(property) ? old[property] : .null
+                for property in 0..<new.count {
+                    let oldValue = property < old.count ? old[property] : .null
                     if oldValue != new[property] {
                         items.append(.set(target, property: property, old: oldValue, new: new[property]))
                     }

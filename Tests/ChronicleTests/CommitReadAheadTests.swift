@@ -163,4 +163,46 @@ struct CommitReadAheadTests {
             return lastGood == last
         }
     }
+
+    /// A create the fold rejects, read ahead: the read-ahead thread made
+    /// its record and dropped the event's values (issue 31), and the error
+    /// still names the event with its values.
+    @Test func aRejectedCreateReadAheadIsReportedWithItsValues() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [SharedItem.self])
+        configuration.checkpoints.usesFile = false
+        do {
+            let store = try Store(configuration: configuration)
+            for batch in 0..<20 {
+                try store.write {
+                    for id in batch * 1_000..<(batch + 1) * 1_000 {
+                        store.create(SharedItem.self, value: ["id": id, "name": "item \(id)"])
+                    }
+                }
+            }
+            try store.close()
+        }
+        var state = StoreState()
+        var reader = try Journal(contentsOf: url).reader()
+        try state.fold(&reader)
+        // Object 7's values again under a new key: its primary key is taken.
+        let table = try #require(state.tableIndex(named: "SharedItem"))
+        let values = Array(try #require(state.object(table: table, key: ObjectKey(7))).values)
+        let key = ObjectKey(state.tables[table].nextKey)
+        do {
+            let journal = try Journal(fileURL: url, durability: .none)
+            try journal.append(Commit(version: state.version + 1, timestamp: Date(),
+                                      events: [.create(table: table, key: key, values: values)]))
+            try journal.close()
+        }
+        #expect(CommitReadAhead.worthwhile(for: try Journal(contentsOf: url).reader()))
+
+        #expect {
+            _ = try Store(configuration: configuration)
+        } throws: { error in
+            guard case .rejected(let rejection)? = error as? StoreError,
+                  case .create(_, let rejectedKey, let rejectedValues)? = rejection.event else { return false }
+            return rejectedKey == key && rejectedValues == values
+        }
+    }
 }

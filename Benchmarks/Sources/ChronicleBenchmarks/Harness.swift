@@ -125,6 +125,16 @@ enum ProcessInfoReader {
         return 0
     }
 
+    /// Prints glibc's `malloc_stats()` to standard error (nothing
+    /// elsewhere): its "in use bytes" is what the live objects take, where
+    /// resident memory also counts the freed blocks malloc keeps.
+    static func printMallocStats() {
+        #if canImport(Glibc)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_stats") else { return }
+        unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)()
+        #endif
+    }
+
     /// Total size of the files in `directory` whose names start with `prefix`.
     static func diskSize(_ directory: URL, prefix: String) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []

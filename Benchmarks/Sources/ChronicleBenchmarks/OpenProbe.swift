@@ -14,6 +14,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 ///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
 ///     ChronicleBenchmarks --probe refold DIR [COUNT] # four folds in one process, each store dropped before the next; resident after each
+///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
         guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|refold|all|every|repeat|uuids|insert|sync DIR [COUNT]") }
@@ -34,7 +35,8 @@ enum OpenProbe {
                 do {
                     let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
                     precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
-                    print("fold \(round)", ContinuousClock.now - start, "resident open", ProcessInfoReader.statusKB("VmRSS") / 1024, "MB")
+                    print("fold \(round)", ContinuousClock.now - start, "resident open", ProcessInfoReader.statusKB("VmRSS") / 1024, "MB (anonymous", ProcessInfoReader.statusKB("RssAnon") / 1024, "MB, file", ProcessInfoReader.statusKB("RssFile") / 1024, "MB)")
+                    ProcessInfoReader.printMallocStats()
                 }
                 print("resident after dropping it", ProcessInfoReader.statusKB("VmRSS") / 1024, "MB")
             }
@@ -50,6 +52,30 @@ enum OpenProbe {
             let inserting = ContinuousClock.now
             try ChronicleSide.insert(data[...], into: store)
             print("insert", ContinuousClock.now - inserting)
+        case "scan":
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let data = PlayerData.generate(arguments.count > 2 ? count : 100_000)
+            let store = try ChronicleSide.open(journal, durability: .none)
+            try ChronicleSide.seed(data, into: store)
+            let limit = PlayerData.matchingScore
+            let predicate = #Predicate<Player> { $0.score < limit }
+            var times: [Duration] = []
+            for _ in 0..<200 {
+                let started = ContinuousClock.now
+                blackHole(store.objects(Player.self).filter(predicate).count)
+                times.append(ContinuousClock.now - started)
+            }
+            print("count where score < \(limit), median of 200:", times.sorted()[100])
+            times = []
+            for _ in 0..<200 {
+                let started = ContinuousClock.now
+                var sum = 0
+                for p in store.objects(Player.self).filter(predicate) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
+                blackHole(sum)
+                times.append(ContinuousClock.now - started)
+            }
+            print("materialise where score < \(limit), read all fields, median of 200:", times.sorted()[100])
         case "uuids":
             let store = try Store(configuration: .inMemory(identifier: "uuids"))
             let made = ContinuousClock.now

@@ -222,15 +222,18 @@ struct ServerTests {
         let scope = Harness.freshScope()
         #expect(try await api.push(scope, base: 0, Commits.wire(1...6)).status == 200)
         #expect(try await api.push(scope, base: 6, Commits.wire(7...11)).status == 200)
-        #expect(try await api.push(scope, base: 11, Commits.wire(12...12)).status == 200)
-        // Snapshots are built off the request path: wait for the one at 11.
+        // Snapshots are built off the request path, of the head when the
+        // build runs: wait for the one at 11 before pushing 12 (pushed
+        // first, a slow build would snapshot 12).
         var pulled: SyncWire.Pull?
         for _ in 0..<100 {
             pulled = try await api.pull(scope, after: 0, bootstrap: true).pull
             if let snapshot = pulled?.snapshot, try Commit(encoded: snapshot).version == 11 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let bootstrap = try #require(pulled)
+        #expect(try Commit(encoded: try #require(pulled?.snapshot)).version == 11)
+        #expect(try await api.push(scope, base: 11, Commits.wire(12...12)).status == 200)
+        let bootstrap = try #require(try await api.pull(scope, after: 0, bootstrap: true).pull)
         let snapshot = try Commit(encoded: try #require(bootstrap.snapshot))
         #expect(snapshot.version == 11)
         #expect(bootstrap.commits.count == 1)

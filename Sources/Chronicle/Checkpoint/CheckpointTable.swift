@@ -133,6 +133,7 @@ final class CheckpointTable: EncodedTable {
         guard readsFromFile else { return false }
         var leaf = ContiguousArray<ObjectRecord>()
         leaf.reserveCapacity(64)
+        var scratch = ContiguousArray<PersistedValue>()
         var base: Int64 = -1, bits: UInt64 = 0
         // Every object below `resume` went to `body`: where the built table
         // takes over if a block turns out damaged.
@@ -161,7 +162,7 @@ final class CheckpointTable: EncodedTable {
                         base = object.key & ~63
                     }
                     bits |= 1 << UInt64(object.key & 63)
-                    leaf.append(try decode(object.key, object.primaryKey, object.values))
+                    leaf.append(try decode(object.key, object.primaryKey, object.values, scratch: &scratch))
                     count += 1
                 }
                 block += 1
@@ -401,8 +402,17 @@ final class CheckpointTable: EncodedTable {
     /// restore checks it (and its primary key against the block's field).
     private func decode(_ key: Int64, _ primaryKeyField: Int64, _ bytes: UnsafeRawBufferPointer) throws(Damage) -> ObjectRecord {
         guard key >= 0, key < layout.nextKey else { throw Damage() }
+        var scratch = ContiguousArray<PersistedValue>()
+        return try decode(key, primaryKeyField, bytes, scratch: &scratch)
+    }
+
+    /// ``decode(_:_:_:)``, decoding the values into `scratch` first (which
+    /// a loop passes again: one buffer, not an array per object).
+    private func decode(_ key: Int64, _ primaryKeyField: Int64, _ bytes: UnsafeRawBufferPointer,
+                        scratch values: inout ContiguousArray<PersistedValue>) throws(Damage) -> ObjectRecord {
+        guard key >= 0, key < layout.nextKey else { throw Damage() }
         var r = BinaryReader(bytes)
-        var values = ContiguousArray<PersistedValue>()
+        values.removeAll(keepingCapacity: true)
         values.reserveCapacity(slots.count)
         do {
             for index in slots.indices {
@@ -418,6 +428,6 @@ final class CheckpointTable: EncodedTable {
            CheckpointFile.primaryKeyField(values[primaryKey]) != primaryKeyField {
             throw Damage()
         }
-        return ObjectRecord(values: values)
+        return ObjectRecord(values)
     }
 }

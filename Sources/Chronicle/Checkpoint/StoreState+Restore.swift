@@ -78,7 +78,7 @@ extension StoreState {
             guard !links.isEmpty || type.isEmbedded else { continue }
             for (key, record) in tables[table].objects {
                 for property in links {
-                    try check(record.values[property], fits: type.properties[property])
+                    try check(record[property], fits: type.properties[property])
                 }
                 if type.isEmbedded {
                     let owners = tables[table].backlinks[key]?.count ?? 0

@@ -48,6 +48,9 @@ struct TableRestorer {
     private let checksPrimaryKeyField: Bool
     private let primaryKeysAscend: Bool
     private var lastPrimaryKeyField: Int64 = -1
+    /// Where each object's values are decoded before its record is made:
+    /// one buffer for all, not an array allocated and freed per object.
+    private var scratch = ContiguousArray<PersistedValue>()
 
     /// A restorer for `table` of `state`, whose schema and next keys are restored already.
     /// - Parameters:
@@ -86,8 +89,11 @@ struct TableRestorer {
     mutating func decodeObject(key: Int64, primaryKeyField: Int64, values bytes: UnsafeRawBufferPointer,
                                checkingWith state: StoreState, links: inout [[(target: Int64, link: Backlink)]]) throws {
         var r = BinaryReader(bytes)
-        var values = ContiguousArray<PersistedValue>()
+        var values = scratch
+        scratch = []
+        values.removeAll(keepingCapacity: true)
         values.reserveCapacity(slots.count)
+        defer { scratch = values }
         for slot in slots {
             if let group = slot.group {
                 values.append(try groups[group].values.decode(&r))
@@ -144,7 +150,7 @@ struct TableRestorer {
             }
         }
         if !groups.isEmpty { keys.append(key) }
-        objects.append(ObjectRecord(values: values), forKey: key.rawValue)
+        objects.append(ObjectRecord(values), forKey: key.rawValue)
     }
 
     /// Builds the table's objects and indexes into `state`.

@@ -24,7 +24,7 @@ struct CollectionOwner: Sendable {
 
     /// The stored collection value, or `nil` if the owner was deleted.
     func value(in state: StoreState) -> PersistedValue? {
-        state.object(table: table.index, key: key)?.values[property]
+        state.object(table: table.index, key: key)?[property]
     }
 
     /// The collection's elements as Swift values, read from one state.

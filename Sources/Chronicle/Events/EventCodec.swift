@@ -41,7 +41,12 @@ enum EventCodec {
         return w.bytes
     }
 
-    static func encode(_ commit: Commit, into w: inout BinaryWriter) {
+    /// The values of the objects whose `.create` events a commit carries
+    /// without them (a store's transaction keeps them in the objects'
+    /// records), by event index, ascending: the encoder writes them from here.
+    typealias DetachedCreates = [(event: Int, values: any DetachedValues)]
+
+    static func encode(_ commit: Commit, into w: inout BinaryWriter, records: DetachedCreates = []) {
         w.varint(commit.version)
         w.fixed64(commit.timestamp.timeIntervalSinceReferenceDate.bitPattern)
         if let label = commit.label { w.byte(1); w.string(label) } else { w.byte(0) }
@@ -55,7 +60,22 @@ enum EventCodec {
         // event out (retaining its payload) and destroys the copy again;
         // a buffer element is passed to `encode` in place.
         commit.events.withUnsafeBufferPointer { events in
-            for index in events.indices { encode(events[index], into: &w) }
+            guard !records.isEmpty else {
+                for index in events.indices { encode(events[index], into: &w) }
+                return
+            }
+            var next = 0
+            for index in events.indices {
+                if next < records.count, records[next].event == index, case .create(let table, let key, _) = events[index] {
+                    let values = records[next].values
+                    next += 1
+                    w.target(EventTag.create.rawValue, table: table, key: key.rawValue)
+                    w.varint(values.count)
+                    for index in 0..<values.count { encode(values[index], into: &w) }
+                } else {
+                    encode(events[index], into: &w)
+                }
+            }
         }
     }
 
@@ -387,4 +407,14 @@ enum EventCodec {
             return tag == .list ? .list(values) : .set(values)
         }
     }
+}
+
+/// An object's values held outside its `.create` event (see
+/// ``EventCodec/DetachedCreates``): the layer that keeps them (the store's
+/// records) conforms.
+protocol DetachedValues {
+    /// The number of values.
+    var count: Int { get }
+    /// The value at `index` (< ``count``).
+    subscript(index: Int) -> PersistedValue { get }
 }

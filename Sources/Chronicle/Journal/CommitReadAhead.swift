@@ -6,6 +6,15 @@ import Foundation
 protocol CommitSource {
     /// The next commit, `nil` after the last; throws what the reader throws.
     mutating func next() throws(JournalError) -> Commit?
+
+    /// What the source's reading thread made of the commit ``next()``
+    /// last returned (see ``CommitReadAhead/Prepare``), `nil` if it has
+    /// no such thread.
+    mutating func takePrepared() -> (any Sendable)?
+}
+
+extension CommitSource {
+    mutating func takePrepared() -> (any Sendable)? { nil }
 }
 
 extension CommitReader: CommitSource {}
@@ -34,6 +43,18 @@ extension CommitReader: CommitSource {}
 /// - **One at a time.** One thread, kept for the process, reads for every
 ///   fold (see `worker`); a fold that starts while it reads for another
 ///   gets no read-ahead and reads for itself.
+/// - **Preparing.** The thread also runs the fold's ``Prepare`` on each
+///   commit and hands its result over with the commit
+///   (``takePrepared()``): ``StoreState`` makes there the record of every
+///   object the commit creates and drops the `.create` events' values,
+///   so each values array is freed as soon as its record is made, the
+///   next one reuses its memory, and the records a fold keeps lie next to
+///   one another. A commit handed out then is for that fold alone.
+/// - **Freeing.** A batch the fold has gone through goes back to the
+///   thread, which lets it go when it next hands one over: destroying a
+///   batch's events is work the folding thread need not do, and what they
+///   hold was allocated in the reading thread's allocator arena, whose
+///   lock a free on another thread contends for.
 ///
 /// The thread holds only the channel between the two, never this object,
 /// so the last reference to it going stops the thread.
@@ -47,22 +68,40 @@ final class CommitReadAhead: CommitSource {
     /// takes milliseconds to fold).
     static let minimumBytes = 256 * 1024
 
+    /// What the reading thread does to each commit before handing it
+    /// over; what it returns goes with the commit (see "Preparing").
+    typealias Prepare = @Sendable (inout Commit) -> any Sendable
+
+    /// A commit and what ``Prepare`` made of it.
+    struct ReadCommit: Sendable {
+        let commit: Commit
+        let prepared: (any Sendable)?
+
+        init(_ commit: consuming Commit, _ prepare: Prepare?) {
+            var commit = commit
+            prepared = prepare?(&commit)
+            self.commit = commit
+        }
+    }
+
     private let channel = Channel()
-    private var current: [Commit] = []
+    private var current: [ReadCommit] = []
     private var index = 0
     private var done = false
+    private var prepared: (any Sendable)?
 
-    /// Starts reading `reader` on the read-ahead thread; `nil` if the
-    /// thread is reading for another fold (the caller then reads itself).
-    init?(_ reader: CommitReader) {
-        guard Self.worker.start(channel, reader) else { return nil }
+    /// Starts reading `reader` on the read-ahead thread, running `prepare`
+    /// on each commit there; `nil` if the thread is reading for another
+    /// fold (the caller then reads itself).
+    init?(_ reader: CommitReader, prepare: Prepare? = nil) {
+        guard Self.worker.start(channel, reader, prepare) else { return nil }
     }
 
     /// The one thread every read-ahead reads on, started with the first.
     ///
-    /// One thread for the process, kept, rather than one per fold: the
-    /// values a fold keeps (each record's array) are allocated on the
-    /// reading thread, so in its allocator arena, and a new thread each
+    /// One thread for the process, kept, rather than one per fold: what a
+    /// fold keeps may be made on the reading thread (see "Preparing"),
+    /// so in its allocator arena, and a new thread each
     /// time could take another arena, leaving the last fold's freed memory
     /// in one arena while the next fold grows another (four folds of 1M
     /// players in one process ended at 358 MB resident against 217 MB read
@@ -82,10 +121,13 @@ final class CommitReadAhead: CommitSource {
     func next() throws(JournalError) -> Commit? {
         if index < current.count {
             defer { index += 1 }
-            return current[index]
+            prepared = current[index].prepared
+            return current[index].commit
         }
         if done { return nil }
-        switch try channel.take() {
+        let spent = current
+        current = []
+        switch try channel.take(returning: spent) {
         case nil:
             done = true
             current = []
@@ -93,8 +135,14 @@ final class CommitReadAhead: CommitSource {
         case let batch?:
             current = batch
             index = 1
-            return batch[0]
+            prepared = batch[0].prepared
+            return batch[0].commit
         }
+    }
+
+    func takePrepared() -> (any Sendable)? {
+        defer { prepared = nil }
+        return prepared
     }
 
     /// The read-ahead thread: waits for a channel and its reader, reads,
@@ -104,18 +152,18 @@ final class CommitReadAhead: CommitSource {
     /// holding `condition`.
     private final class Worker: @unchecked Sendable {
         private let condition = NSCondition()
-        private var job: (Channel, CommitReader)?
+        private var job: (Channel, CommitReader, Prepare?)?
         private var busy = false
         private var started = false
 
         /// Hands the thread `reader` to read into `channel`; `false` if it
         /// is busy with another.
-        func start(_ channel: Channel, _ reader: CommitReader) -> Bool {
+        func start(_ channel: Channel, _ reader: CommitReader, _ prepare: Prepare?) -> Bool {
             condition.lock()
             defer { condition.unlock() }
             guard !busy else { return false }
             busy = true
-            job = (channel, reader)
+            job = (channel, reader, prepare)
             if !started {
                 started = true
                 let thread = Thread { [self] in run() }
@@ -130,10 +178,10 @@ final class CommitReadAhead: CommitSource {
             while true {
                 condition.lock()
                 while job == nil { condition.wait() }
-                let (channel, reader) = job!
+                let (channel, reader, prepare) = job!
                 job = nil
                 condition.unlock()
-                channel.read(reader)
+                channel.read(reader, prepare)
                 condition.lock()
                 busy = false
                 condition.unlock()
@@ -147,15 +195,19 @@ final class CommitReadAhead: CommitSource {
     /// holding `condition`.
     private final class Channel: @unchecked Sendable {
         private let condition = NSCondition()
-        private var batches: [[Commit]] = []
+        private var batches: [[ReadCommit]] = []
+        /// Batches folded, for the reading thread to let go (see "Freeing").
+        private var spent: [[ReadCommit]] = []
         private var failure: JournalError?
         private var finished = false
         private var stopped = false
 
         /// The next batch (never empty), `nil` after the last, or the
-        /// reader's error once the batches before it are taken.
-        func take() throws(JournalError) -> [Commit]? {
+        /// reader's error once the batches before it are taken. `folded`,
+        /// the batch before, goes to the reading thread to free.
+        func take(returning folded: [ReadCommit]) throws(JournalError) -> [ReadCommit]? {
             condition.lock()
+            if !folded.isEmpty && !finished { spent.append(folded) }
             while batches.isEmpty && !finished { condition.wait() }
             let batch = batches.isEmpty ? nil : batches.removeFirst()
             let failure = failure
@@ -174,13 +226,17 @@ final class CommitReadAhead: CommitSource {
 
         /// The thread's loop: reads `reader` to its end, its first error,
         /// or the stop.
-        func read(_ reader: CommitReader) {
+        func read(_ reader: CommitReader, _ prepare: Prepare?) {
             var reader = reader
-            var batch: [Commit] = []
+            var batch: [ReadCommit] = []
             var events = 0
             /// Hands `batch` over, waiting for room; `false` once stopped.
             func handOver(finishing: Bool, failure: JournalError? = nil) -> Bool {
                 condition.lock()
+                let folded = spent
+                spent = []
+                // Freed here, after the lock (see "Freeing").
+                defer { withExtendedLifetime(folded) {} }
                 defer { condition.unlock() }
                 while batches.count >= CommitReadAhead.depth && !stopped { condition.wait() }
                 if stopped { return false }
@@ -202,7 +258,7 @@ final class CommitReadAhead: CommitSource {
                     }
                     // Counting the commit too: many small commits make a batch as well.
                     events += commit.events.count + 1
-                    batch.append(commit)
+                    batch.append(ReadCommit(commit, prepare))
                     if events >= CommitReadAhead.batchEvents, !handOver(finishing: false) { return }
                 } catch {
                     _ = handOver(finishing: true, failure: error)

@@ -269,15 +269,22 @@ public final class Journal: Sendable {
     /// - Throws: as ``append(_:)``.
     /// - Complexity: O(size of the commit).
     public func write(_ commit: Commit) throws(JournalError) -> DurabilityTicket {
+        try write(commit, records: [])
+    }
+
+    /// ``write(_:)`` of a commit some of whose `.create` events have no
+    /// values: `records` holds those objects' records, by event index (a
+    /// store's transaction; see `EventCodec.DetachedCreates`).
+    func write(_ commit: Commit, records: EventCodec.DetachedCreates) throws(JournalError) -> DurabilityTicket {
         if isReadOnly, let fileURL { throw .readOnly(fileURL) }
         let core = self.core
         if let lock = core.processLock, !lock.isHeldByCurrentThread {
             return try lock.withLock { () throws(JournalError) -> DurabilityTicket in
                 try core.catchUp(holdingProcessLock: true)
-                return DurabilityTicket(version: try core.write(commit))
+                return DurabilityTicket(version: try core.write(commit, records: records))
             }
         }
-        return DurabilityTicket(version: try core.write(commit))
+        return DurabilityTicket(version: try core.write(commit, records: records))
     }
 
     /// The second half of ``append(_:)``: returns once the commit `ticket`

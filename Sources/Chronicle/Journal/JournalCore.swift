@@ -80,8 +80,8 @@ final class JournalCore: Sendable {
 
     /// Writes `commit` as the next record, in version order, without syncing.
     /// A failed write poisons the journal.
-    func write(_ commit: Commit) throws(JournalError) -> UInt64 {
-        let record = try JournalFormat.encodeRecord(commit)
+    func write(_ commit: Commit, records: EventCodec.DetachedCreates = []) throws(JournalError) -> UInt64 {
+        let record = try JournalFormat.encodeRecord(commit, records: records)
         return try state.withLock { (state) throws(JournalError) -> UInt64 in
             if state.isClosed { throw .closed }
             if let failure = state.failure { throw .failed(reason: failure.description) }

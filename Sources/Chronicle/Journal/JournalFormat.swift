@@ -96,13 +96,13 @@ enum JournalFormat {
 
     /// One framed record holding `commit`.
     /// - Complexity: O(size of the commit).
-    static func encodeRecord(_ commit: Commit) throws(JournalError) -> [UInt8] {
+    static func encodeRecord(_ commit: Commit, records: EventCodec.DetachedCreates = []) throws(JournalError) -> [UInt8] {
         // About the size of a created object with a few short properties:
         // the buffer then grows (doubling) once or not at all.
         var w = BinaryWriter(capacity: frameHeaderSize + 32 + commit.events.count * 48)
         w.fixed32(0)
         w.fixed32(0)
-        EventCodec.encode(commit, into: &w)
+        EventCodec.encode(commit, into: &w, records: records)
         let length = w.count - frameHeaderSize
         guard length <= maximumPayload else { throw .commitTooLarge(bytes: length, limit: maximumPayload) }
         w.patch32(UInt32(length), at: 0)

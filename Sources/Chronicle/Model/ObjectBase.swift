@@ -227,14 +227,14 @@ open class ObjectBase: @unchecked Sendable {
         guard property >= 0 else { return nil }
         let store = liveStore.unsafelyUnwrapped
         if liveSnapshotSequence != 0, store._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
-            if liveEncoded == nil { return (liveSnapshot.unsafelyUnwrapped.values[property], property) }
+            if liveEncoded == nil { return (liveSnapshot.unsafelyUnwrapped[property], property) }
             if let value = liveEncoded.unsafelyUnwrapped.value(forKey: liveKey.rawValue, property: property) {
                 return (value, property)
             }
         }
         let index = table._withUnsafeGuaranteedRef { $0.index }
         guard let record = store._withUnsafeGuaranteedRef({ $0.readableRecord(table: index, key: liveKey) }) else { return nil }
-        return (record.values[property], property)
+        return (record[property], property)
     }
 
     /// The value of the property at `ordinal` as a live managed object's
@@ -266,6 +266,19 @@ open class ObjectBase: @unchecked Sendable {
     /// - Complexity: that of ``currentValue(ordinal:)``.
     @inline(__always)
     final func withCurrentValue<R>(ordinal: Int, _ body: (UnsafePointer<PersistedValue>) -> R) -> R? {
+        withCurrentValue(ordinal: ordinal, slot: { slot, tag in
+            var value = RecordStorage.load(slot, tag: tag)
+            return body(&value)
+        }, body)
+    }
+
+    /// ``withCurrentValue(ordinal:_:)``, handing a remembered record's value
+    /// to `slot` where it lies (its slot and kind, see ``RecordStorage``):
+    /// a primitive read converts from there without making a
+    /// ``PersistedValue`` (and destroying it) in between.
+    @inline(__always)
+    final func withCurrentValue<R>(ordinal: Int, slot: (UnsafeRawPointer, UInt64) -> R,
+                                   _ body: (UnsafePointer<PersistedValue>) -> R) -> R? {
         // Only a live handle with a remembered record has a sequence.
         if liveSnapshotSequence != 0 {
             let property = liveTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
@@ -273,7 +286,7 @@ open class ObjectBase: @unchecked Sendable {
                 if liveEncoded == nil {
                     // The handle keeps the record, and the record a value for
                     // each property of the schema (see `IntegerComparison.accepts`).
-                    return withExtendedLifetime(self) { body(liveSnapshot.unsafelyUnwrapped.unretainedStart + property) }
+                    return withExtendedLifetime(self) { liveSnapshot.unsafelyUnwrapped.unretained.withSlot(property, slot) }
                 }
                 // Decoded here, not through `currentValue`: the property and
                 // the publication are not looked up again, and the value is
@@ -310,7 +323,7 @@ open class ObjectBase: @unchecked Sendable {
             guard let record else {
                 preconditionFailure("Chronicle: reading '\(table.metadata.propertyName(ordinal: ordinal))' of a \(table.metadata.name) that was deleted or is not in this version. Check `isInvalidated` before reading an object another write may delete.")
             }
-            return V._read(record.values[property], in: context)
+            return V._read(record[property], in: context)
         }
         if case .recording(let recorder, let prefix) = binding.load()?.kind {
             let name = recorder.record(prefix: prefix, ordinal: ordinal, of: type(of: self))

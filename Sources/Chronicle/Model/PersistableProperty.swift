@@ -95,6 +95,10 @@ public protocol _PrimitivePersistable: _PersistableProperty, _PersistableWrapped
     /// `\.name.uppercased()` (something else does). `nil` when the type
     /// has no value to spare (`Bool`, enums).
     static var _probe: Self? { get }
+    /// The value in a stored record's slot of kind `tag`, or `nil` if the
+    /// slot holds another kind. Implementation detail: the types read most
+    /// convert from the slot directly.
+    static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self?
 }
 
 extension _PrimitivePersistable {
@@ -103,6 +107,10 @@ extension _PrimitivePersistable {
     public static func _read(_ value: PersistedValue, in context: _ReadContext) -> Self { Self(_primitive: value) ?? _zero }
     public func _write(in context: _WriteContext) -> PersistedValue { _primitive }
     public static func _makeDefault() -> Self { _zero }
+    /// Implementation detail: converts the slot's value through ``PersistedValue``.
+    public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? {
+        Self(_primitive: RecordStorage.load(slot, tag: tag))
+    }
     public static func _recordingValue(_ recording: _Recording) -> Self? { _recordingElement(recording) }
     public static func _fromPersisted(_ value: PersistedValue, in context: _ReadContext) -> Self? { Self(_primitive: value) }
     public func _toPersisted(in context: _WriteContext) -> PersistedValue { _primitive }
@@ -126,7 +134,10 @@ extension _PrimitivePersistable {
 /// - Complexity: that of ``ObjectBase/withCurrentValue(ordinal:_:)``.
 @inline(__always)
 func readPrimitive<T: _PrimitivePersistable>(_ object: ObjectBase, ordinal: Int) -> T {
-    if let value = object.withCurrentValue(ordinal: ordinal, { T(_primitive: $0.pointee) ?? T._zero }) { return value }
+    if let value = object.withCurrentValue(ordinal: ordinal, slot: { T._fromSlot($0, tag: $1) ?? T._zero },
+                                           { T(_primitive: $0.pointee) ?? T._zero }) {
+        return value
+    }
     return object.readProperty(ordinal: ordinal, as: T.self)
 }
 
@@ -139,6 +150,10 @@ extension Bool: _PrimitivePersistable {
 }
 
 extension String: _PrimitivePersistable {
+    /// Implementation detail: reads a string slot in place.
+    public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> String? {
+        tag == RecordStorage.Tag.string ? slot.load(as: String.self) : nil
+    }
     public static var _primitiveType: PropertyType { .string }
     public var _primitive: PersistedValue { .string(self) }
     /// Implementation detail: converts a stored value back.
@@ -224,6 +239,10 @@ extension Float: _PrimitivePersistable {
 }
 
 extension Double: _PrimitivePersistable {
+    /// Implementation detail: reads a double slot in place.
+    public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Double? {
+        tag == RecordStorage.Tag.double ? slot.load(as: Double.self) : nil
+    }
     public static var _primitiveType: PropertyType { .double }
     public var _primitive: PersistedValue { .double(self) }
     /// Implementation detail: converts a stored value back.
@@ -244,6 +263,10 @@ extension _PersistableInteger {
     }
     public static var _zero: Self { 0 }
     public static var _probe: Self? { Self(truncatingIfNeeded: 0x5A5A_5A5A_5A5A_5A5A as UInt64) }
+    /// Implementation detail: reads an integer slot in place.
+    public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? {
+        tag == RecordStorage.Tag.int ? Self(exactly: slot.load(as: Int64.self)) : nil
+    }
 }
 
 extension Int: _PersistableInteger { public static var _primitiveType: PropertyType { .int } }

@@ -36,18 +36,21 @@ extension QueryPlan {
         let property: Int
         let op: ComparisonOperator
         let constant: Int64
+        /// Where every record of the table holds the property's integer, if
+        /// the schema says it is always one (an `Int`, not optional): a
+        /// scan then reads it there without the record's header (see
+        /// ``RecordView/integer(inSlot:)``).
+        let integerSlot: Int?
 
-        /// Whether the object whose values start at `values` passes.
+        /// Whether the object `record` passes.
         ///
         /// No bounds check: a plan resolves `property` against its state's
         /// schema, and every record of a table holds one value per property
         /// of its type (a fold invariant, ``StoreState/_checkInvariants()``).
-        /// Not reading the array's count leaves the record's header alone:
-        /// a scan then touches one cache line of each record, not two.
         @inline(__always)
-        func accepts(_ values: UnsafePointer<PersistedValue>) -> Bool {
-            if case .int(let value) = values[property] { return op.apply(value, constant) }
-            return QueryNode.compareValues(values[property], op, .int(constant))
+        func accepts(_ record: RecordView) -> Bool {
+            if let value = record.integer(at: property) { return op.apply(value, constant) }
+            return QueryNode.compareValues(record[property], op, .int(constant))
         }
     }
 
@@ -84,8 +87,8 @@ extension QueryPlan {
         case .compare(let path, let op, .int(let constant)):
             if let comparison = integerComparison(node) {
                 return { row in
-                    guard row.values.indices.contains(comparison.property) else { return QueryNode.compareValues(.null, op, .int(constant)) }
-                    return comparison.accepts(row.values.baseAddress.unsafelyUnwrapped)
+                    guard comparison.property < row.record.count else { return QueryNode.compareValues(.null, op, .int(constant)) }
+                    return comparison.accepts(row.record)
                 }
             }
             let read = reader(path)
@@ -132,6 +135,10 @@ extension QueryPlan {
     /// object itself with an integer constant.
     private func integerComparison(_ node: QueryNode) -> IntegerComparison? {
         guard case .compare(let path, let op, .int(let constant)) = node, let property = ownProperty(path) else { return nil }
-        return IntegerComparison(property: property, op: op, constant: constant)
+        let type = state.schema[table]
+        let schema = type.properties[property]
+        let slot = schema.type == .int && !schema.isOptional && schema.collection == .none
+            ? RecordStorage.offset(of: property, count: type.properties.count) : nil
+        return IntegerComparison(property: property, op: op, constant: constant, integerSlot: slot)
     }
 }

@@ -59,19 +59,19 @@ final class QueryPlan {
     func withRow<R, E: Error>(_ key: ObjectKey, _ record: ObjectRecord,
                               _ body: (PlannedRow) throws(E) -> R) throws(E) -> R {
         try withExtendedLifetime(record) { () throws(E) -> R in
-            try body(PlannedRow(plan: self, key: key, values: record.unretainedValues))
+            try body(PlannedRow(plan: self, key: key, record: record.unretained))
         }
     }
 
     /// Whether `test` accepts the object whose values are `values`; `false`
     /// where `Predicate.evaluate` would throw (a force unwrap met `nil`).
     @inline(__always)
-    func accepts(_ test: CompiledTest, _ key: ObjectKey, _ values: UnsafeBufferPointer<PersistedValue>) -> Bool {
-        if let comparison = test.integerComparison, values.indices.contains(comparison.property) {
-            return comparison.accepts(values.baseAddress.unsafelyUnwrapped)
+    func accepts(_ test: CompiledTest, _ key: ObjectKey, _ record: RecordView) -> Bool {
+        if let comparison = test.integerComparison, comparison.property < record.count {
+            return comparison.accepts(record)
         }
         do {
-            return try test.accepts(PlannedRow(plan: self, key: key, values: values))
+            return try test.accepts(PlannedRow(plan: self, key: key, record: record))
         } catch {
             return false
         }
@@ -87,7 +87,7 @@ final class QueryPlan {
         return candidates.filter { key in
             counter?.count()
             guard let record = state.object(table: table, key: key) else { return false }
-            return withExtendedLifetime(record) { accepts(test, key, record.unretainedValues) }
+            return withExtendedLifetime(record) { accepts(test, key, record.unretained) }
         }
     }
 
@@ -146,9 +146,9 @@ final class QueryPlan {
                 // each record scanned were a noticeable part of a scan's
                 // instructions and, being atomic, more of its time.
                 let accepted = if let comparison {
-                    comparison.accepts(leafRecords[record].unretainedStart)
+                    comparison.accepts(RecordView(leafRecords.baseAddress.unsafelyUnwrapped + record))
                 } else {
-                    accepts(test, key, leafRecords[record].unretainedValues)
+                    accepts(test, key, RecordView(leafRecords.baseAddress.unsafelyUnwrapped + record))
                 }
                 guard accepted else { continue }
                 keys.append(key)
@@ -186,6 +186,7 @@ private struct IntegerScan {
     @inline(__always)
     func run<Operator: IntegerOperator>(_: Operator.Type, into keys: inout [ObjectKey], records: inout [ObjectRecord]) -> ObjectKey? {
         let property = comparison.property, constant = comparison.constant
+        if let slot = comparison.integerSlot { return run(Operator.self, slot: slot, into: &keys, records: &records) }
         var resume: ObjectKey?
         plan.state.tables[plan.table].forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
             // A leaf holds one record for each bit set in `bits`, in order.
@@ -194,13 +195,41 @@ private struct IntegerScan {
                 let position = bits.trailingZeroBitCount
                 bits &= bits &- 1
                 // Read in place, as in `QueryPlan.scan`.
-                let values = leafRecords[record].unretainedStart
-                let accepted = if case .int(let value) = values[property] {
+                let values = RecordView(leafRecords.baseAddress.unsafelyUnwrapped + record)
+                let accepted = if let value = values.integer(at: property) {
                     Operator.apply(value, constant)
                 } else {
                     comparison.accepts(values)
                 }
                 guard accepted else { continue }
+                let key = ObjectKey(base | Int64(position))
+                keys.append(key)
+                if collectingRecords { records.append(leafRecords[record]) }
+                if keys.count >= needed {
+                    resume = ObjectKey(key.rawValue + 1)
+                    return false
+                }
+            }
+            return true
+        }
+        return resume
+    }
+
+    /// ``run(_:into:records:)`` for a property every record holds an
+    /// integer in, at byte offset `slot`.
+    @inline(__always)
+    private func run<Operator: IntegerOperator>(_: Operator.Type, slot: Int, into keys: inout [ObjectKey],
+                                               records: inout [ObjectRecord]) -> ObjectKey? {
+        let constant = comparison.constant
+        var resume: ObjectKey?
+        plan.state.tables[plan.table].forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
+            var bits = bits
+            for record in leafRecords.indices {
+                let position = bits.trailingZeroBitCount
+                bits &= bits &- 1
+                guard Operator.apply(RecordView(leafRecords.baseAddress.unsafelyUnwrapped + record).integer(inSlot: slot), constant) else {
+                    continue
+                }
                 let key = ObjectKey(base | Int64(position))
                 keys.append(key)
                 if collectingRecords { records.append(leafRecords[record]) }
@@ -236,13 +265,13 @@ struct PlannedRow: QueryRow {
     let plan: QueryPlan
     let key: ObjectKey
     /// The object's values, indexed like its type's properties.
-    let values: UnsafeBufferPointer<PersistedValue>
+    let record: RecordView
 
     /// The value of the object's own property `property`; `nil` if the
     /// record has no such property.
     @inline(__always)
     func ownValue(_ property: Int) -> PersistedValue? {
-        values.indices.contains(property) ? values[property] : nil
+        record.valueIfPresent(property)
     }
 
     /// - Complexity: O(path length × log *n*); the first step reads the
@@ -256,8 +285,8 @@ struct PlannedRow: QueryRow {
                 // Across a link: `value` linked to the object holding this step's property.
                 guard case .link(let next) = value, let target = steps[depth - 1].target,
                       let linked = plan.state.object(table: target, key: next),
-                      linked.values.indices.contains(step.property) else { return nil }
-                value = linked.values[step.property]
+                      let next = linked.valueIfPresent(step.property) else { return nil }
+                value = next
             }
             if depth == steps.count - 1 {
                 // A link to a deleted object reads as nil.
@@ -271,22 +300,60 @@ struct PlannedRow: QueryRow {
 }
 
 extension ObjectRecord {
-    /// The values, lent without a reference count.
+    /// The record, lent without a reference count.
     ///
     /// Only for a record that something else keeps alive and unchanged for
-    /// as long as the buffer is used (a record in a state's trie, which a
+    /// as long as the view is used (a record in a state's trie, which a
     /// state held by the caller owns, or a local kept with
-    /// `withExtendedLifetime`). The copy of the array this reads is
-    /// released at once, so no retain or release is left: that is the point.
+    /// `withExtendedLifetime`): the view holds its storage unmanaged, so no
+    /// retain or release is made. That is the point.
     @inline(__always)
-    var unretainedValues: UnsafeBufferPointer<PersistedValue> {
-        values.withUnsafeBufferPointer { $0 }
+    var unretained: RecordView { RecordView(storage: .passUnretained(storage)) }
+}
+
+/// An ``ObjectRecord``'s values, read in place without a reference count
+/// (see ``ObjectRecord/unretained``).
+struct RecordView {
+    let storage: Unmanaged<RecordStorage>
+
+    @inline(__always)
+    init(storage: Unmanaged<RecordStorage>) { self.storage = storage }
+
+    /// A view of the record at `record` (in a trie leaf, say), read from
+    /// the pointer without copying the record: a copy would retain it.
+    @inline(__always)
+    init(_ record: UnsafePointer<ObjectRecord>) {
+        // An `ObjectRecord` is its storage reference and nothing else.
+        storage = UnsafeRawPointer(record).load(as: Unmanaged<RecordStorage>.self)
     }
 
-    /// Where ``unretainedValues`` starts, found without reading the
-    /// array's header. Same conditions.
+    /// The number of values. O(1).
     @inline(__always)
-    var unretainedStart: UnsafePointer<PersistedValue> {
-        values.withUnsafeBufferPointer { $0.baseAddress.unsafelyUnwrapped }
+    var count: Int { storage._withUnsafeGuaranteedRef { $0.count } }
+
+    /// The value of `property`, or `nil` past the last one. O(1).
+    @inline(__always)
+    func valueIfPresent(_ property: Int) -> PersistedValue? {
+        storage._withUnsafeGuaranteedRef { property >= 0 && property < $0.count ? $0.value(at: property) : nil }
     }
+
+    /// The value of `property` (< ``count``). O(1).
+    @inline(__always)
+    subscript(property: Int) -> PersistedValue { storage._withUnsafeGuaranteedRef { $0.value(at: property) } }
+
+    /// Calls `body` with the slot of `property` (< ``count``) and its kind.
+    @inline(__always)
+    func withSlot<R>(_ property: Int, _ body: (UnsafeRawPointer, UInt64) -> R) -> R {
+        storage._withUnsafeGuaranteedRef { $0.slot(of: property, body) }
+    }
+
+    /// The integer at `property` (< ``count``) if it holds one. O(1).
+    @inline(__always)
+    func integer(at property: Int) -> Int64? { storage._withUnsafeGuaranteedRef { $0.integer(at: property) } }
+
+    /// The integer in the slot at byte offset `offset`, which holds one
+    /// in every record of its table (``QueryPlan/IntegerComparison/integerSlot``).
+    /// O(1): one load, not the header's too.
+    @inline(__always)
+    func integer(inSlot offset: Int) -> Int64 { storage._withUnsafeGuaranteedRef { $0.integer(inSlot: offset) } }
 }

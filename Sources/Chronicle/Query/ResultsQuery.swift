@@ -279,7 +279,7 @@ struct ResultsQuery<Element: _ObjectProjecting>: Sendable {
         }
         let columns = SortColumns(keys: sortKeys, count: keys.count) { row, key in
             if let property = ownProperties[key], !records.isEmpty {
-                return records[row].values.withUnsafeBufferPointer { $0.indices.contains(property) ? $0[property] : nil }
+                return records[row].valueIfPresent(property)
             }
             guard let record = records.isEmpty ? plan.state.object(table: plan.table, key: keys[row]) : records[row] else {
                 return nil
@@ -346,7 +346,7 @@ struct StateRow: QueryRow {
         for (depth, name) in path.components.enumerated() {
             guard let (property, target) = ChangePaths.resolve(name, table: table, in: state),
                   let record = state.object(table: table, key: key) else { return nil }
-            let value = record.values[property]
+            let value = record[property]
             if depth == path.components.count - 1 { return resolvedLinks(value, target: target) }
             guard case .link(let next) = value, let target else { return nil }
             table = target

@@ -192,18 +192,18 @@ extension TimeTravel {
                 let mapping = lineage.properties[table]
                 var changes: [PropertyValueChange] = []
                 for (index, property) in type.properties.enumerated() {
-                    let oldValue = mapping[index].map { before.values[$0] } ?? .null
-                    if oldValue != after.values[index] {
-                        changes.append(PropertyValueChange(name: property.name, oldValue: oldValue, newValue: after.values[index]))
+                    let oldValue = mapping[index].map { before[$0] } ?? .null
+                    if oldValue != after[index] {
+                        changes.append(PropertyValueChange(name: property.name, oldValue: oldValue, newValue: after[index]))
                     }
                 }
                 let kept = Set(mapping.compactMap { $0 })
-                for (index, property) in old.properties.enumerated() where !kept.contains(index) && before.values[index] != .null {
-                    changes.append(PropertyValueChange(name: property.name, oldValue: before.values[index], newValue: .null))
+                for (index, property) in old.properties.enumerated() where !kept.contains(index) && before[index] != .null {
+                    changes.append(PropertyValueChange(name: property.name, oldValue: before[index], newValue: .null))
                 }
                 if !changes.isEmpty {
                     modified.append(ObjectDiff(typeName: type.name, table: table, key: key,
-                                               primaryKey: type.primaryKeyIndex.map { after.values[$0] }, changes: changes))
+                                               primaryKey: type.primaryKeyIndex.map { after[$0] }, changes: changes))
                 }
             case (nil, nil):
                 break
@@ -232,7 +232,7 @@ extension StoreState {
 
     private func value(of record: ObjectRecord, table: Int, path: ArraySlice<String>) -> PersistedValue {
         guard let name = path.first, let property = schema[table].propertyIndex(named: name) else { return .null }
-        let value = record.values[property]
+        let value = record[property]
         let rest = path.dropFirst()
         guard !rest.isEmpty else { return value }
         guard let target = linkTable(schema[table].properties[property]) else { return .null }
@@ -251,7 +251,7 @@ extension StoreState {
     func snapshot(_ object: TableKey, _ record: ObjectRecord) -> ObjectSnapshot {
         let type = schema[object.table]
         return ObjectSnapshot(typeName: type.name, table: object.table, key: object.key,
-                              primaryKey: type.primaryKeyIndex.map { record.values[$0] },
+                              primaryKey: type.primaryKeyIndex.map { record[$0] },
                               values: zip(type.properties, record.values).map { PropertyValue(name: $0.name, value: $1) })
     }
 }

@@ -28,8 +28,8 @@ enum ChangePaths {
         guard path.count > 1, let target else { return false }
         var linked = Set<ObjectKey>()
         for state in [old, new] {
-            if let record = state.object(table: table, key: key), record.values.indices.contains(property) {
-                linked.formUnion(targets(of: record.values[property]))
+            if let record = state.object(table: table, key: key), property < record.count {
+                linked.formUnion(targets(of: record[property]))
             }
         }
         return linked.contains { changed(path.dropFirst(), table: target, key: $0, changes: changes, old: old, new: new) }
@@ -45,7 +45,7 @@ enum ChangePaths {
             for object in frontier {
                 guard let (property, target) = resolve(name, table: object.table, in: state), let target,
                       let record = state.object(table: object.table, key: object.key) else { continue }
-                for linked in targets(of: record.values[property]) {
+                for linked in targets(of: record[property]) {
                     let entry = TableKey(table: target, key: linked)
                     if result.insert(entry).inserted { next.append(entry) }
                 }

@@ -98,7 +98,7 @@ public struct ChangeSetBuilder: Sendable {
             // Deleted and re-created with the same key: a modification
             // from the record the commit began with.
             var original = last
-            for delta in entry.deltas { original.values[delta.property] = delta.oldValue }
+            for delta in entry.deltas { original[delta.property] = delta.oldValue }
             entry.deltas = zip(original.values, record.values).enumerated().compactMap { property, pair in
                 pair.0 == pair.1 ? nil : PropertyDelta(property: property, oldValue: pair.0, newValue: pair.1)
             }

@@ -102,7 +102,10 @@ extension StoreState {
     }
 
     /// Checks a create event.
-    func checkCreate(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue]) throws(Reason) {
+    // Inlined, so that it is compiled for each kind of values: left
+    // generic, it looked the type metadata up on every call.
+    @inline(__always)
+    func checkCreate<Values: CreatedValues>(_ table: Int, _ key: ObjectKey, _ values: Values) throws(Reason) {
         guard tables.indices.contains(table) else { throw .noSuchTable(table) }
         guard key.rawValue >= 0 else { throw .invalidKey(key) }
         // A key at or past the table's next one was never used: no look-up.
@@ -121,7 +124,7 @@ extension StoreState {
                 // accepts passes `check` as is: decided from the schema's
                 // flags alone, without passing (and so copying) the schema.
                 let type = properties[index].type
-                if properties[index].collection == .none, type != .object, !values[index].isNull, type.accepts(values[index]) {
+                if properties[index].collection == .none, type != .object, values.isPlainValue(at: index, of: type) {
                     continue
                 }
                 try check(values[index], fits: properties[index])
@@ -133,6 +136,34 @@ extension StoreState {
         if let primaryKey = tables[table].primaryKey, let other = self.key(table: table, primaryKey: values[primaryKey]) {
             throw .duplicatePrimaryKey(values[primaryKey], existing: other)
         }
+    }
+}
+
+/// The values of an object being created, as ``StoreState/checkCreate(_:_:_:)``
+/// reads them: an array of them, or a record made ahead
+/// (``ObjectRecord/Elements``), which answers the commonest check from its
+/// values' kinds without making each value.
+protocol CreatedValues: RandomAccessCollection where Element == PersistedValue, Index == Int {
+    /// Whether the value at `index` is not null and of a kind a plain
+    /// (not collection, not link) property of `type` accepts.
+    func isPlainValue(at index: Int, of type: PropertyType) -> Bool
+}
+
+extension Array: CreatedValues where Element == PersistedValue {
+    func isPlainValue(at index: Int, of type: PropertyType) -> Bool { !self[index].isNull && type.accepts(self[index]) }
+}
+
+extension ContiguousArray: CreatedValues where Element == PersistedValue {
+    func isPlainValue(at index: Int, of type: PropertyType) -> Bool { !self[index].isNull && type.accepts(self[index]) }
+}
+
+extension UnsafeBufferPointer: CreatedValues where Element == PersistedValue {
+    func isPlainValue(at index: Int, of type: PropertyType) -> Bool { !self[index].isNull && type.accepts(self[index]) }
+}
+
+extension ObjectRecord.Elements: CreatedValues {
+    func isPlainValue(at index: Int, of type: PropertyType) -> Bool {
+        record.storage.tag(of: index) == RecordStorage.Tag.of(type)
     }
 }
 

@@ -6,7 +6,7 @@ extension StoreState {
         let record = try existing(table, key)
         let schema = try propertySchema(table, property)
         guard schema.collection == kind else { throw .wrongCollection(property: schema.name, expected: kind) }
-        return (schema, record.values[property])
+        return (schema, record[property])
     }
 
     /// The schema and elements of a list or set property.
@@ -92,7 +92,7 @@ extension StoreState {
             let record = try existing(table, key)
             let schema = try propertySchema(table, property)
             guard schema.collection != .none else { throw .notACollection(property: schema.name) }
-            let old = record.values[property]
+            let old = record[property]
             write(table, key, property, schema.defaultValue, leaving: old.linkedKeys, changes: &changes)
         default:
             preconditionFailure("not a set or map event")

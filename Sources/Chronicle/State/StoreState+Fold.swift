@@ -18,6 +18,29 @@ extension StoreState {
         }
     }
 
+    /// Applies the creation of object `key` of `table` holding `record`'s
+    /// values: ``apply(_:changes:)`` of the `.create` event, with the
+    /// record already made.
+    mutating func applyCreate(table: Int, key: ObjectKey, record: ObjectRecord,
+                              changes: inout ChangeSetBuilder) throws(FoldError) {
+        try applyCreate(table: table, key: key, values: record.elements, record: record, changes: &changes)
+    }
+
+    /// ``applyCreate(table:key:record:changes:)``, reading the values from
+    /// `values` (which `record` holds too) for the checks and the indexes.
+    // Inlined, so that it is compiled for each kind of values: left
+    // generic, it looked the type metadata up on every call.
+    @inline(__always)
+    mutating func applyCreate<Values: CreatedValues>(table: Int, key: ObjectKey, values: Values, record: ObjectRecord,
+                                                     changes: inout ChangeSetBuilder) throws(FoldError) {
+        do throws(Reason) {
+            try checkCreate(table, key, values)
+        } catch {
+            throw FoldError(event: .create(table: table, key: key, values: record.storage.array()), reason: error)
+        }
+        createObject(table, key, values, record: record, changes: &changes)
+    }
+
     /// The state after `commit`, and what the commit changed.
     ///
     /// The same as copying the state, applying each event in order and
@@ -46,20 +69,35 @@ extension StoreState {
     ///
     /// - Throws: ``FoldError`` as ``applying(_:)`` does; this state is then
     ///   partly folded and must be discarded.
+    /// `records`, if not empty, holds the record of each object the commit
+    /// creates, in order (made ahead on another thread, see
+    /// ``CommitSource/takeRecords()``): they are checked and filed instead
+    /// of the `.create` events' values, which may then be empty.
+    ///
     /// - Complexity: O(size of the change).
-    mutating func foldInPlace(_ commit: Commit) throws(FoldError) {
+    mutating func foldInPlace(_ commit: Commit, records: ContiguousArray<ObjectRecord> = []) throws(FoldError) {
         var changes = ChangeSetBuilder(recording: false)
-        try fold(commit, changes: &changes)
+        try fold(commit, changes: &changes, records: records)
     }
 
-    private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder) throws(FoldError) {
+    private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder,
+                               records: ContiguousArray<ObjectRecord> = []) throws(FoldError) {
         let isSnapshot = version == 0 && tables.isEmpty && Self.isSnapshot(commit)
         guard commit.version == version &+ 1 || isSnapshot else {
             throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
         }
+        var created = 0
         for (index, event) in commit.events.enumerated() {
-            do {
-                try apply(event, changes: &changes)
+            do throws(FoldError) {
+                if !records.isEmpty, case let .create(table, key, _) = event {
+                    // The same checks and filing as `fold(_:changes:)`, with
+                    // the record made ahead, which holds the values (the
+                    // event's were dropped; see `CommitReadAhead`).
+                    try applyCreate(table: table, key: key, record: records[created], changes: &changes)
+                    created += 1
+                } else {
+                    try apply(event, changes: &changes)
+                }
             } catch {
                 var error = error
                 error.eventIndex = index
@@ -113,7 +151,7 @@ extension StoreState {
                               changes: inout ChangeSetBuilder) throws(Reason) {
         let record = try existing(table, key)
         let schema = try propertySchema(table, property)
-        let old = record.values[property]
+        let old = record[property]
         guard old != value else { return }
         if schema.isPrimaryKey { throw .primaryKeyChange(property: schema.name) }
         try check(value, fits: schema)

@@ -26,12 +26,13 @@ extension StoreState {
             }
             for (rawKey, record) in storage.objects {
                 let key = ObjectKey(rawKey)
-                guard record.values.count == type.properties.count else {
-                    problems.append("\(type.name) \(key): \(record.values.count) values")
+                record._checkInvariants()
+                guard record.count == type.properties.count else {
+                    problems.append("\(type.name) \(key): \(record.count) values")
                     continue
                 }
                 for (property, schema) in type.properties.enumerated() {
-                    let value = record.values[property]
+                    let value = record[property]
                     do { try check(value, fits: schema) } catch {
                         problems.append("\(type.name) \(key).\(schema.name): \(error)")
                     }
@@ -43,7 +44,7 @@ extension StoreState {
                         }
                     }
                 }
-                if let primaryKey = storage.primaryKey, storage.primaryKeyIndex[record.values[primaryKey]] != key {
+                if let primaryKey = storage.primaryKey, storage.primaryKeyIndex[record[primaryKey]] != key {
                     problems.append("\(type.name) \(key): not in the primary-key index")
                 }
             }

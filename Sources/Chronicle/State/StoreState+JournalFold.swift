@@ -20,8 +20,8 @@ extension StoreState {
     /// - Complexity: O(events folded).
     mutating func fold<Source: CommitSource>(_ reader: inout Source, through last: UInt64 = .max,
                        didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
-        try readCommits(&reader, through: last) { (state, commit) throws(JournalFoldError) in
-            do throws(FoldError) { try state.foldInPlace(commit) } catch { throw .fold(error) }
+        try readCommits(&reader, through: last) { (state, commit, records) throws(JournalFoldError) in
+            do throws(FoldError) { try state.foldInPlace(commit, records: records) } catch { throw .fold(error) }
             return didFold(state, commit)
         }
     }
@@ -36,12 +36,27 @@ extension StoreState {
     ///   batches read past `last` and not folded.
     mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max,
                                    didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
-        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader) {
+        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, prepare: Self.prepareCreates) {
             try fold(&readAhead, through: last, didFold: didFold)
         } else {
             var reader = reader
             try fold(&reader, through: last, didFold: didFold)
         }
+    }
+
+    /// What the read-ahead thread does to each commit (see
+    /// ``CommitReadAhead/Prepare``): makes the record of every object it
+    /// creates, in order, and drops the `.create` events' values, which
+    /// the records now hold. The fold files these records
+    /// (``foldInPlace(_:records:)``); a commit prepared so is for it alone.
+    @Sendable static func prepareCreates(_ commit: inout Commit) -> any Sendable {
+        var records = ContiguousArray<ObjectRecord>()
+        for index in commit.events.indices {
+            guard case .create(let table, let key, let values) = commit.events[index] else { continue }
+            records.append(ObjectRecord(values))
+            commit.events[index] = .create(table: table, key: key, values: [])
+        }
+        return records
     }
 
     /// ``fold(_:through:didFold:)`` with each commit's change set: `visit`
@@ -53,7 +68,7 @@ extension StoreState {
         failure: (JournalFoldError) -> Failure,
         _ visit: (Commit, StoreState, StoreState, ChangeSet) throws(Failure) -> Bool
     ) throws(Failure) {
-        try readCommits(&reader, through: last, failure: failure) { (state, commit) throws(Failure) in
+        try readCommits(&reader, through: last, failure: failure) { (state, commit, _) throws(Failure) in
             let (after, changes): (StoreState, ChangeSet)
             do throws(FoldError) { (after, changes) = try state.applying(commit) } catch { throw failure(.fold(error)) }
             let proceed = try visit(commit, state, after, changes)
@@ -63,18 +78,19 @@ extension StoreState {
     }
 
     private mutating func readCommits<Source: CommitSource>(_ reader: inout Source, through last: UInt64,
-                                      _ step: (inout StoreState, Commit) throws(JournalFoldError) -> Bool) throws(JournalFoldError) {
+                                      _ step: (inout StoreState, Commit, ContiguousArray<ObjectRecord>) throws(JournalFoldError) -> Bool) throws(JournalFoldError) {
         try readCommits(&reader, through: last, failure: { $0 }, step)
     }
 
     private mutating func readCommits<Source: CommitSource, Failure: Error>(
         _ reader: inout Source, through last: UInt64, failure: (JournalFoldError) -> Failure,
-        _ step: (inout StoreState, Commit) throws(Failure) -> Bool
+        _ step: (inout StoreState, Commit, ContiguousArray<ObjectRecord>) throws(Failure) -> Bool
     ) throws(Failure) {
         while version < last {
             let next: Commit?
             do { next = try reader.next() } catch { throw failure(.journal(error)) }
-            guard let commit = next, try step(&self, commit) else { return }
+            let records = reader.takePrepared() as? ContiguousArray<ObjectRecord> ?? []
+            guard let commit = next, try step(&self, commit, records) else { return }
         }
     }
 }

@@ -8,11 +8,11 @@ extension StoreState {
     /// value the property holds already does nothing.
     mutating func write(_ table: Int, _ key: ObjectKey, _ property: Int, _ value: PersistedValue,
                         leaving: [ObjectKey] = [], entering: [ObjectKey] = [], changes: inout ChangeSetBuilder) {
-        guard let old = tables[table].objects[key.rawValue]?.values[property] else { preconditionFailure("write to missing object") }
+        guard let old = tables[table].objects[key.rawValue]?[property] else { preconditionFailure("write to missing object") }
         guard old != value else { return }
         // In place: the record's values are copied only if another state version shares them.
         tables[table].objects.modifyValue(forKey: key.rawValue, default: { preconditionFailure("write to missing object") }) {
-            $0.values[property] = value
+            $0[property] = value
         }
         if tables[table].secondaryIndexes[property] != nil {
             tables[table].unindex(key, value: old, property: property)
@@ -38,11 +38,26 @@ extension StoreState {
     /// Inserts a checked new object.
     mutating func createObject(_ table: Int, _ key: ObjectKey, _ values: [PersistedValue],
                                changes: inout ChangeSetBuilder) {
-        let record = ObjectRecord(values: ContiguousArray(values))
+        createObject(table, key, values, record: ObjectRecord(values), changes: &changes)
+    }
+
+    /// Inserts a checked new object whose record, made ahead, is `record`
+    /// (see ``CommitSource/takeRecords()``).
+    mutating func createObject(_ table: Int, _ key: ObjectKey, record: ObjectRecord, changes: inout ChangeSetBuilder) {
+        createObject(table, key, record.elements, record: record, changes: &changes)
+    }
+
+    /// Inserts a checked new object: `record` holds `values`.
+    // Inlined, so that it is compiled for each kind of values: left
+    // generic, it looked the type metadata up on every call.
+    @inline(__always)
+    mutating func createObject<Values: RandomAccessCollection>(
+        _ table: Int, _ key: ObjectKey, _ values: Values, record: ObjectRecord, changes: inout ChangeSetBuilder
+    ) where Values.Element == PersistedValue, Values.Index == Int {
         let fresh = key.rawValue >= tables[table].nextKey
         tables[table].objects[key.rawValue] = record
         tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
-        tables[table].index(key, record)
+        tables[table].index(key, values: values)
         for property in values.indices where schema[table].properties[property].type == .object {
             guard let target = linkTable(schema[table].properties[property]) else { continue }
             let link = Backlink(table: table, key: key, property: property)
@@ -61,7 +76,7 @@ extension StoreState {
         // Outgoing links: forget them; owned embedded objects go too.
         for (property, schema) in schema[table].properties.enumerated() {
             guard let target = linkTable(schema) else { continue }
-            let targets = record.values[property].linkedKeys
+            let targets = record[property].linkedKeys
             let link = Backlink(table: table, key: key, property: property)
             for targetKey in targets { tables[target].removeBacklink(link, from: targetKey) }
             deleteOrphans(targets, in: target, changes: &changes)
@@ -72,7 +87,7 @@ extension StoreState {
         for link in incoming where link != previous {
             previous = link
             guard let holder = tables[link.table].objects[link.key.rawValue] else { continue }
-            write(link.table, link.key, link.property, holder.values[link.property].removingLinks(to: key),
+            write(link.table, link.key, link.property, holder[link.property].removingLinks(to: key),
                   changes: &changes)
         }
     }
@@ -91,7 +106,7 @@ extension StoreState {
         let value = property.defaultValue
         let objects = tables[table].objects
         for (key, var record) in objects {
-            record.values.append(value)
+            record.append(value)
             tables[table].objects[key] = record
         }
         tables[table].secondaryIndexes.append(Table.emptyIndex(for: property))

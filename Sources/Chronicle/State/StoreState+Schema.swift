@@ -90,7 +90,7 @@ extension StoreState {
         var converted: [Int64: PersistedValue] = [:]
         var primaryKeys: [PersistedValue: ObjectKey] = [:]
         for (key, record) in objects(table: table) {
-            var value = record.values[property]
+            var value = record[property]
             if (old.type == .object || declared.type == .object) && !keepsLinks {
                 value = declared.defaultValue
             } else if (try? check(value, fits: declared)) == nil {

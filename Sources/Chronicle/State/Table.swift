@@ -108,18 +108,32 @@ struct Table: Sendable {
     /// Adds `key` to the primary-key and secondary indexes under `record`'s values.
     mutating func index(_ key: ObjectKey, _ record: ObjectRecord) {
         undefer()
-        if let primaryKey { ownPrimaryKeyIndex[record.values[primaryKey]] = key }
+        if let primaryKey { ownPrimaryKeyIndex[record[primaryKey]] = key }
         for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
-            index(key, value: record.values[property], property: property)
+            index(key, value: record[property], property: property)
+        }
+    }
+
+    /// Adds `key` to the indexes under `values`, a new object's (which its
+    /// record holds too: reading them here makes no value from the record).
+    // Inlined, so that it is compiled for each kind of values: left
+    // generic, it looked the type metadata up on every call.
+    @inline(__always)
+    mutating func index<Values: RandomAccessCollection>(_ key: ObjectKey, values: Values)
+    where Values.Element == PersistedValue, Values.Index == Int {
+        undefer()
+        if let primaryKey { ownPrimaryKeyIndex[values[primaryKey]] = key }
+        for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
+            index(key, value: values[property], property: property)
         }
     }
 
     /// Removes `key` from the primary-key and secondary indexes.
     mutating func unindex(_ key: ObjectKey, _ record: ObjectRecord) {
         undefer()
-        if let primaryKey { ownPrimaryKeyIndex[record.values[primaryKey]] = nil }
+        if let primaryKey { ownPrimaryKeyIndex[record[primaryKey]] = nil }
         for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
-            unindex(key, value: record.values[property], property: property)
+            unindex(key, value: record[property], property: property)
         }
     }
 

@@ -32,7 +32,7 @@ public final class MigrationObject {
             guard let table = state.tableIndex(named: typeName),
                   let property = state.schema[table].propertyIndex(named: name),
                   let record = state.object(table: table, key: key) else { return nil }
-            return record.values[property]
+            return record[property]
         }
         set {
             precondition(!isOld, "Chronicle: the `old` object of a migration only reads the past; set '\(name)' on `new`")

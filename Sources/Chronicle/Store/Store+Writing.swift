@@ -93,7 +93,11 @@ extension Store {
                             metadata: metadata, events: transaction.events)
         let ticket: DurabilityTicket
         do {
-            ticket = try journal.write(commit)
+            // The commit's `.create` events from `add` have no values: the
+            // journal writes them from the records. The commit itself goes
+            // no further than this function, which reads only its version
+            // and its count of events.
+            ticket = try journal.write(commit, records: transaction.valuelessCreates)
             journal.unlockAfterAppending()
         } catch {
             throw StoreError.journal(error)

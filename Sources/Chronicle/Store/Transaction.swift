@@ -18,6 +18,13 @@ final class Transaction: @unchecked Sendable {
     let store: Store
     @exclusivity(unchecked) private(set) var state: StoreState
     @exclusivity(unchecked) private(set) var events: [Event] = []
+    /// The objects `add` created on its fast path, by their event's index in
+    /// ``events``: those events carry no values; the journal writes them
+    /// from the records (``valuelessCreates``). Made one
+    /// after another and kept to the commit, value arrays sat between the
+    /// records (each object's record then lay nearly twice as far from the
+    /// next, and a scan touched that much more memory).
+    @exclusivity(unchecked) private var createdRecords: EventCodec.DetachedCreates = []
     @exclusivity(unchecked) private(set) var changes = ChangeSetBuilder()
     @exclusivity(unchecked) private(set) var failure: StoreError?
     @exclusivity(unchecked) private var ensuredTypes: Set<ObjectIdentifier> = []
@@ -59,6 +66,24 @@ final class Transaction: @unchecked Sendable {
             failure = .rejected(error.explained(in: state))
         }
     }
+
+    /// Applies the creation of object `key` holding `values` in `record`,
+    /// as ``apply(_:)`` applies a `.create` event.
+    private func applyCreate(table: Int, key: ObjectKey, values: UnsafeBufferPointer<PersistedValue>, record: ObjectRecord) {
+        guard failure == nil else { return }
+        do {
+            try state.applyCreate(table: table, key: key, values: values, record: record, changes: &changes)
+            createdRecords.append((events.count, record as any DetachedValues))
+            events.append(.create(table: table, key: key, values: []))
+        } catch {
+            failure = .rejected(error.explained(in: state))
+        }
+    }
+
+    /// The records of the objects whose `.create` events in ``events``
+    /// have no values, by event index: the journal writes their values
+    /// from these (``Journal/write(_:records:)``).
+    var valuelessCreates: EventCodec.DetachedCreates { createdRecords }
 
     func fail(_ error: StoreError) {
         if failure == nil { failure = error }
@@ -216,22 +241,24 @@ final class Transaction: @unchecked Sendable {
             // No links, so converting a value adds no object and cannot
             // re-enter this write (nor reach this object's lock again): the
             // instance is bound and its values convert in place, under one
-            // lock, without copying them out first. Each value lands at its
-            // ordinal, appended into one exact allocation: starting from the
-            // template's defaults copied them (with their references) and
-            // then copied the shared array again on the first write: two
-            // copies of every value of every object added.
-            let persisted = storage.withLockedHeader { added, values in
+            // lock, without copying them out first, into a buffer on the
+            // stack, and from there into the object's record:
+            // starting from the template's defaults copied them (with their
+            // references) and then copied the shared array again on the
+            // first write: two copies of every value of every object added.
+            storage.withLockedHeader { added, values in
                 if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key) }
-                var persisted: [PersistedValue] = []
-                persisted.reserveCapacity(values.count)
-                for ordinal in values.indices {
-                    let context = _WriteContext(transaction: self, table: table, key: key, property: ordinal)
-                    persisted.append(Self.converted(values.baseAddress.unsafelyUnwrapped + ordinal, in: context))
+                withUnsafeTemporaryAllocation(of: PersistedValue.self, capacity: values.count) { persisted in
+                    for ordinal in values.indices {
+                        let context = _WriteContext(transaction: self, table: table, key: key, property: ordinal)
+                        (persisted.baseAddress.unsafelyUnwrapped + ordinal)
+                            .initialize(to: Self.converted(values.baseAddress.unsafelyUnwrapped + ordinal, in: context))
+                    }
+                    let converted = UnsafeBufferPointer(persisted)
+                    applyCreate(table: table.index, key: key, values: converted, record: ObjectRecord(converted))
+                    persisted.deinitialize()
                 }
-                return persisted
             }
-            apply(.create(table: table.index, key: key, values: persisted))
             return key
         }
         // Bound first, and the values copied out of the lock: converting a
@@ -305,7 +332,7 @@ final class Transaction: @unchecked Sendable {
             guard property >= 0, ordinal != table.metadata.primaryKeyOrdinal else { continue }
             let context = _WriteContext(transaction: self, table: table, key: key, property: property)
             let newValue = value._write(in: context)
-            if writingAll || record.values[property] != newValue {
+            if writingAll || record[property] != newValue {
                 set(table: table.index, key: key, property: property, value: newValue)
             }
         }

@@ -337,7 +337,7 @@ struct StudioPageBuilder {
         out.byte(UInt8(ascii: ","))
         if let record { values(record, to: &out) } else { out.raw("[]") }
         out.byte(UInt8(ascii: "]"))
-        return (record?.values.count ?? 0) + 1
+        return (record?.count ?? 0) + 1
     }
 
     private static func values(_ record: ObjectRecord, to out: inout StudioJSONWriter) {

@@ -1,0 +1,337 @@
+import Foundation
+
+/// The values of one ``ObjectRecord`` in one allocation, each inline in a
+/// 16-byte slot, their kinds packed four bits each.
+///
+/// A `ContiguousArray<PersistedValue>` spends 24 bytes on every value (the
+/// enum is as wide as its widest case, a `Decimal`, plus its tag) and 32 on
+/// its header. Here every value takes 16 bytes — a string, `Data`, a UUID
+/// or an object identifier fill them; a `Decimal` (20 bytes, rare) is kept
+/// in a box — and the kinds of the first twelve values share one 8-byte
+/// header word with the count. Four properties take 88 bytes, not 128.
+///
+/// Layout, in 8-byte words after the object's own header:
+///
+/// - the header word: the count in bits 0..<16, then the kinds of values
+///   0..<12, four bits each ("tags", see ``Tag``);
+/// - for values 12 and on, their tags, sixteen to a word;
+/// - the slots, 16 bytes each, in order: a value's slot is found without
+///   reading any other value's kind.
+///
+/// (Slots of each kind's own width — 8 bytes for a number, a date or a
+/// link — saved 8 more bytes an object of four properties, but finding a
+/// slot then took the kinds of the values before it, and reading one
+/// property went from 5 to 11 ns.)
+///
+/// Storage is written only while uniquely referenced (``ObjectRecord``
+/// checks `isKnownUniquelyReferenced` first, and copies otherwise). That is
+/// what makes ``ObjectRecord`` `Sendable` (`ManagedBuffer` is not).
+final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
+    /// A value's kind, in four bits.
+    enum Tag {
+        static let null: UInt64 = 0, bool: UInt64 = 1, int: UInt64 = 2, float: UInt64 = 3
+        static let double: UInt64 = 4, date: UInt64 = 5, link: UInt64 = 6, decimal: UInt64 = 7
+        static let list: UInt64 = 8, set: UInt64 = 9, map: UInt64 = 10
+        static let string: UInt64 = 12, data: UInt64 = 13, uuid: UInt64 = 14, objectId: UInt64 = 15
+
+        /// The tag of the values a plain property of `type` holds (never
+        /// ``null``: for a link, ``link``).
+        @inline(__always)
+        static func of(_ type: PropertyType) -> UInt64 {
+            switch type {
+            case .bool: bool
+            case .int, .int8, .int16, .int32, .int64: int
+            case .float: float
+            case .double: double
+            case .string, .url: string
+            case .data: data
+            case .date: date
+            case .uuid: uuid
+            case .decimal: decimal
+            case .objectId: objectId
+            case .object: link
+            }
+        }
+
+        /// The tag of `value`'s case.
+        @inline(__always)
+        static func of(_ value: PersistedValue) -> UInt64 {
+            switch value {
+            case .null: null
+            case .bool: bool
+            case .int: int
+            case .float: float
+            case .double: double
+            case .date: date
+            case .link: link
+            case .decimal: decimal
+            case .list: list
+            case .set: set
+            case .map: map
+            case .string: string
+            case .data: data
+            case .uuid: uuid
+            case .objectId: objectId
+            }
+        }
+    }
+
+    /// Tags that fit in the header word after the count.
+    static let headerTags = 12
+
+    /// A `Decimal` (20 bytes) kept out of line, so that no slot is wider than 16.
+    final class DecimalBox: Sendable {
+        let value: Decimal
+        init(_ value: Decimal) { self.value = value }
+    }
+
+    /// Storage for `values`. O(*n*).
+    static func make<C: Collection>(_ values: C) -> RecordStorage where C.Element == PersistedValue {
+        let count = values.count
+        precondition(count <= Int(UInt16.max), "ObjectRecord: at most \(UInt16.max) values")
+        var header = UInt64(count)
+        var index = 0
+        var extraTags = ContiguousArray<UInt64>(repeating: 0, count: extraTagWords(count))
+        for value in values {
+            let tag = Tag.of(value)
+            if index < headerTags {
+                header |= tag << UInt64(16 + 4 * index)
+            } else {
+                let extra = index - headerTags
+                extraTags[extra >> 4] |= tag << UInt64(4 * (extra & 15))
+            }
+            index += 1
+        }
+        let storage = unsafeDowncast(create(minimumCapacity: extraTags.count + 2 * count) { _ in header }, to: RecordStorage.self)
+        storage.withUnsafeMutablePointerToElements { elements in
+            for (word, tags) in extraTags.enumerated() { elements[word] = tags }
+            var slot = UnsafeMutableRawPointer(elements + extraTags.count)
+            for value in values {
+                initialize(slot, with: value)
+                slot += 16
+            }
+        }
+        return storage
+    }
+
+    /// A storage of the same values, for a copy about to change one. O(*n*),
+    /// one allocation.
+    func copy() -> RecordStorage {
+        let count = self.count, extraWords = Self.extraTagWords(count)
+        let copy = unsafeDowncast(Self.create(minimumCapacity: extraWords + 2 * count) { _ in self.word }, to: RecordStorage.self)
+        withUnsafeMutablePointerToElements { source in
+            copy.withUnsafeMutablePointerToElements { target in
+                for word in 0..<extraWords { target[word] = source[word] }
+                for property in 0..<count {
+                    let offset = 8 * extraWords + 16 * property
+                    Self.initialize(UnsafeMutableRawPointer(target) + offset,
+                                    with: Self.load(UnsafeRawPointer(source) + offset, tag: tag(of: property)))
+                }
+            }
+        }
+        return copy
+    }
+
+    deinit {
+        let count = self.count
+        guard count > 0 else { return }
+        withUnsafeMutablePointerToElements { elements in
+            for property in 0..<count {
+                Self.deinitialize(UnsafeMutableRawPointer(elements) + offset(of: property), tag: tag(of: property))
+            }
+        }
+    }
+
+    /// The number of values. O(1).
+    @inline(__always)
+    var count: Int { Int(truncatingIfNeeded: word & 0xFFFF) }
+
+    /// The header word, read through a pointer: `ManagedBuffer.header` is
+    /// a stored property of a class, so each access to it is checked for
+    /// exclusivity at run time (a call into the runtime), which a scan
+    /// reading every record's kind could not afford. The storage is
+    /// written only while uniquely referenced, so no access overlaps a write.
+    @inline(__always)
+    var word: UInt64 {
+        get { withUnsafeMutablePointerToHeader { $0.pointee } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
+    }
+
+    /// Extra words of tags for `count` values.
+    @inline(__always)
+    static func extraTagWords(_ count: Int) -> Int {
+        count > headerTags ? (count - headerTags + 15) >> 4 : 0
+    }
+
+    /// The tag of value `property` (< ``count``). O(1).
+    @inline(__always)
+    func tag(of property: Int) -> UInt64 {
+        if property < Self.headerTags { return (word >> UInt64(16 + 4 * property)) & 0xF }
+        let extra = property - Self.headerTags
+        return withUnsafeMutablePointerToElements { ($0[extra >> 4] >> UInt64(4 * (extra & 15))) & 0xF }
+    }
+
+    /// The byte offset of value `property`'s slot from the first element. O(1).
+    @inline(__always)
+    func offset(of property: Int) -> Int { Self.offset(of: property, count: count) }
+
+    /// The byte offset of value `property`'s slot in a record of `count`
+    /// values. O(1).
+    @inline(__always)
+    static func offset(of property: Int, count: Int) -> Int {
+        count <= headerTags ? 16 * property : 8 * extraTagWords(count) + 16 * property
+    }
+
+    /// The integer in the slot at `offset`, which must hold one (the
+    /// caller knows it from the schema). O(1); reads nothing else.
+    @inline(__always)
+    func integer(inSlot offset: Int) -> Int64 {
+        withUnsafeMutablePointerToElements { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Int64.self) }
+    }
+
+    /// Every value, in order, in a new array. O(*n*), one allocation.
+    func array() -> [PersistedValue] {
+        let count = self.count, start = 8 * Self.extraTagWords(count)
+        var values: [PersistedValue] = []
+        values.reserveCapacity(count)
+        withUnsafeMutablePointerToElements { elements in
+            for property in 0..<count {
+                values.append(Self.load(UnsafeRawPointer(elements) + start + 16 * property, tag: tag(of: property)))
+            }
+        }
+        return values
+    }
+
+    /// The value of `property` (< ``count``). O(1) (see ``offset(of:)``).
+    @inline(__always)
+    func value(at property: Int) -> PersistedValue {
+        slot(of: property) { Self.load($0, tag: $1) }
+    }
+
+    /// Calls `body` with the slot of `property` (< ``count``) and its tag.
+    /// O(1); for a type of at most twelve properties, one read of the
+    /// header word gives both.
+    @inline(__always)
+    func slot<R>(of property: Int, _ body: (UnsafeRawPointer, UInt64) -> R) -> R {
+        let word = self.word
+        let tag: UInt64, offset: Int
+        if word & 0xFFFF <= UInt64(Self.headerTags) {
+            tag = (word >> UInt64(16 + 4 * property)) & 0xF
+            offset = 16 * property
+        } else {
+            tag = self.tag(of: property)
+            offset = self.offset(of: property)
+        }
+        return withUnsafeMutablePointerToElements { body(UnsafeRawPointer($0) + offset, tag) }
+    }
+
+    /// The integer at `property` if it holds one. O(1), without making a
+    /// ``PersistedValue``: the scans' integer comparisons read this.
+    @inline(__always)
+    func integer(at property: Int) -> Int64? {
+        guard tag(of: property) == Tag.int else { return nil }
+        let offset = offset(of: property)
+        return withUnsafeMutablePointerToElements { UnsafeRawPointer($0).load(fromByteOffset: offset, as: Int64.self) }
+    }
+
+    /// Replaces the value of `property` in place: only while uniquely
+    /// referenced.
+    @inline(__always)
+    func replace(_ property: Int, with value: PersistedValue) {
+        let old = tag(of: property), new = Tag.of(value)
+        let offset = offset(of: property)
+        withUnsafeMutablePointerToElements { elements in
+            let slot = UnsafeMutableRawPointer(elements) + offset
+            Self.deinitialize(slot, tag: old)
+            Self.initialize(slot, with: value)
+            if property < Self.headerTags {
+                let shift = UInt64(16 + 4 * property)
+                word = word & ~(0xF << shift) | new << shift
+            } else {
+                let extra = property - Self.headerTags, shift = UInt64(4 * (extra & 15))
+                elements[extra >> 4] = elements[extra >> 4] & ~(0xF << shift) | new << shift
+            }
+        }
+    }
+
+    /// See ``ObjectRecord/_checkInvariants()``.
+    func _checkInvariants() {
+        let count = self.count
+        var values: [PersistedValue] = []
+        for property in 0..<count {
+            let tag = tag(of: property)
+            precondition(tag != 11, "RecordStorage: value \(property) has no kind")
+            values.append(value(at: property))
+        }
+        let fresh = Self.make(values)
+        precondition(fresh.word == word, "RecordStorage: header \(word), made afresh \(fresh.word)")
+        let extraWords = Self.extraTagWords(count)
+        withUnsafeMutablePointerToElements { mine in
+            fresh.withUnsafeMutablePointerToElements { theirs in
+                for word in 0..<extraWords {
+                    precondition(mine[word] == theirs[word], "RecordStorage: tag word \(word) differs from a fresh record's")
+                }
+            }
+        }
+        for property in 0..<count {
+            precondition(offset(of: property) == fresh.offset(of: property), "RecordStorage: slot \(property) misplaced")
+            precondition(fresh.value(at: property) == values[property], "RecordStorage: value \(property) does not round-trip")
+        }
+    }
+
+    // MARK: Slots
+
+    /// The value in `slot`, whose kind is `tag`.
+    @inline(__always)
+    static func load(_ slot: UnsafeRawPointer, tag: UInt64) -> PersistedValue {
+        switch tag {
+        case Tag.null: .null
+        case Tag.bool: .bool(slot.load(as: Bool.self))
+        case Tag.int: .int(slot.load(as: Int64.self))
+        case Tag.float: .float(slot.load(as: Float.self))
+        case Tag.double: .double(slot.load(as: Double.self))
+        case Tag.date: .date(slot.load(as: Date.self))
+        case Tag.link: .link(ObjectKey(slot.load(as: Int64.self)))
+        case Tag.decimal: .decimal(slot.load(as: DecimalBox.self).value)
+        case Tag.list: .list(slot.load(as: [PersistedValue].self))
+        case Tag.set: .set(slot.load(as: [PersistedValue].self))
+        case Tag.map: .map(slot.load(as: [MapEntry].self))
+        case Tag.string: .string(slot.load(as: String.self))
+        case Tag.data: .data(slot.load(as: Data.self))
+        case Tag.uuid: .uuid(slot.load(as: UUID.self))
+        default: .objectId(slot.load(as: ObjectId.self))
+        }
+    }
+
+    @inline(__always)
+    private static func initialize(_ slot: UnsafeMutableRawPointer, with value: PersistedValue) {
+        switch value {
+        case .null: slot.storeBytes(of: 0, as: UInt64.self)
+        case .bool(let bool): slot.storeBytes(of: 0, as: UInt64.self); slot.storeBytes(of: bool, as: Bool.self)
+        case .int(let int): slot.storeBytes(of: int, as: Int64.self)
+        case .float(let float): slot.storeBytes(of: 0, as: UInt64.self); slot.storeBytes(of: float, as: Float.self)
+        case .double(let double): slot.storeBytes(of: double, as: Double.self)
+        case .date(let date): slot.storeBytes(of: date, as: Date.self)
+        case .link(let key): slot.storeBytes(of: key.rawValue, as: Int64.self)
+        case .decimal(let decimal): slot.initializeMemory(as: DecimalBox.self, repeating: DecimalBox(decimal), count: 1)
+        case .list(let elements), .set(let elements): slot.initializeMemory(as: [PersistedValue].self, repeating: elements, count: 1)
+        case .map(let entries): slot.initializeMemory(as: [MapEntry].self, repeating: entries, count: 1)
+        case .string(let string): slot.initializeMemory(as: String.self, repeating: string, count: 1)
+        case .data(let data): slot.initializeMemory(as: Data.self, repeating: data, count: 1)
+        case .uuid(let uuid): slot.storeBytes(of: uuid, as: UUID.self)
+        case .objectId(let id): slot.initializeMemory(as: ObjectId.self, repeating: id, count: 1)
+        }
+    }
+
+    @inline(__always)
+    private static func deinitialize(_ slot: UnsafeMutableRawPointer, tag: UInt64) {
+        switch tag {
+        case Tag.decimal: slot.assumingMemoryBound(to: DecimalBox.self).deinitialize(count: 1)
+        case Tag.list, Tag.set: slot.assumingMemoryBound(to: [PersistedValue].self).deinitialize(count: 1)
+        case Tag.map: slot.assumingMemoryBound(to: [MapEntry].self).deinitialize(count: 1)
+        case Tag.string: slot.assumingMemoryBound(to: String.self).deinitialize(count: 1)
+        case Tag.data: slot.assumingMemoryBound(to: Data.self).deinitialize(count: 1)
+        default: break  // trivial kinds
+        }
+    }
+}
