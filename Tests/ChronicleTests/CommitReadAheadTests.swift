@@ -30,6 +30,24 @@ struct CommitReadAheadTests {
         }
     }
 
+    /// A closed store of 20,000 items in 20 commits, long enough to be
+    /// read ahead, and its configuration (no checkpoint file, so an open folds).
+    static func longStore() throws -> (URL, Store.Configuration) {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [SharedItem.self])
+        configuration.checkpoints.usesFile = false
+        let store = try Store(configuration: configuration)
+        for batch in 0..<20 {
+            try store.write {
+                for id in batch * 1_000..<(batch + 1) * 1_000 {
+                    store.create(SharedItem.self, value: ["id": id, "name": "item \(id)"])
+                }
+            }
+        }
+        try store.close()
+        return (url, configuration)
+    }
+
     @Test func handsOverTheReadersCommitsInOrder() throws {
         let journal = try Self.journal(JournalFixtures.journalURL(), count: 5_000)
         let expected = try JournalFixtures.readAll(journal)
@@ -130,22 +148,8 @@ struct CommitReadAheadTests {
     /// is whole and checksummed but no commit still fails the open with the
     /// journal's typed error, naming the last good version.
     @Test func aStoreOverALongJournalWithAnUndecodableRecordFailsWithTheTypedError() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [SharedItem.self])
-        configuration.checkpoints.usesFile = false
-        let last: UInt64
-        do {
-            let store = try Store(configuration: configuration)
-            for batch in 0..<20 {
-                try store.write {
-                    for id in batch * 1_000..<(batch + 1) * 1_000 {
-                        store.create(SharedItem.self, value: ["id": id, "name": "item \(id)"])
-                    }
-                }
-            }
-            last = store.version
-            try store.close()
-        }
+        let (url, configuration) = try Self.longStore()
+        let last = try Journal(contentsOf: url).lastVersion
         #expect(CommitReadAhead.worthwhile(for: try Journal(contentsOf: url).reader()))
         var writer = BinaryWriter()
         writer.varint(last + 1)
@@ -168,20 +172,7 @@ struct CommitReadAheadTests {
     /// its record and dropped the event's values (issue 31), and the error
     /// still names the event with its values.
     @Test func aRejectedCreateReadAheadIsReportedWithItsValues() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [SharedItem.self])
-        configuration.checkpoints.usesFile = false
-        do {
-            let store = try Store(configuration: configuration)
-            for batch in 0..<20 {
-                try store.write {
-                    for id in batch * 1_000..<(batch + 1) * 1_000 {
-                        store.create(SharedItem.self, value: ["id": id, "name": "item \(id)"])
-                    }
-                }
-            }
-            try store.close()
-        }
+        let (url, configuration) = try Self.longStore()
         var state = StoreState()
         var reader = try Journal(contentsOf: url).reader()
         try state.fold(&reader)

@@ -185,8 +185,18 @@ private struct IntegerScan {
 
     @inline(__always)
     func run<Operator: IntegerOperator>(_: Operator.Type, into keys: inout [ObjectKey], records: inout [ObjectRecord]) -> ObjectKey? {
-        let property = comparison.property, constant = comparison.constant
-        if let slot = comparison.integerSlot { return run(Operator.self, slot: slot, into: &keys, records: &records) }
+        if let slot = comparison.integerSlot {
+            return run(Operator.self, reading: SlotRead(slot: slot), into: &keys, records: &records)
+        }
+        return run(Operator.self, reading: TaggedRead(property: comparison.property), into: &keys, records: &records)
+    }
+
+    /// The loop, compiled for the operator and for how a record's integer
+    /// is read (generic, not a closure: see the type's comment).
+    @inline(__always)
+    private func run<Operator: IntegerOperator, Read: IntegerRead>(_: Operator.Type, reading read: Read, into keys: inout [ObjectKey],
+                                                                 records: inout [ObjectRecord]) -> ObjectKey? {
+        let constant = comparison.constant
         var resume: ObjectKey?
         plan.state.tables[plan.table].forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
             // A leaf holds one record for each bit set in `bits`, in order.
@@ -196,7 +206,7 @@ private struct IntegerScan {
                 bits &= bits &- 1
                 // Read in place, as in `QueryPlan.scan`.
                 let values = RecordView(leafRecords.baseAddress.unsafelyUnwrapped + record)
-                let accepted = if let value = values.integer(at: property) {
+                let accepted = if let value = read.integer(values) {
                     Operator.apply(value, constant)
                 } else {
                     comparison.accepts(values)
@@ -214,34 +224,25 @@ private struct IntegerScan {
         }
         return resume
     }
+}
 
-    /// ``run(_:into:records:)`` for a property every record holds an
-    /// integer in, at byte offset `slot`.
-    @inline(__always)
-    private func run<Operator: IntegerOperator>(_: Operator.Type, slot: Int, into keys: inout [ObjectKey],
-                                               records: inout [ObjectRecord]) -> ObjectKey? {
-        let constant = comparison.constant
-        var resume: ObjectKey?
-        plan.state.tables[plan.table].forEachLeaf(from: start.rawValue) { base, bits, leafRecords in
-            var bits = bits
-            for record in leafRecords.indices {
-                let position = bits.trailingZeroBitCount
-                bits &= bits &- 1
-                guard Operator.apply(RecordView(leafRecords.baseAddress.unsafelyUnwrapped + record).integer(inSlot: slot), constant) else {
-                    continue
-                }
-                let key = ObjectKey(base | Int64(position))
-                keys.append(key)
-                if collectingRecords { records.append(leafRecords[record]) }
-                if keys.count >= needed {
-                    resume = ObjectKey(key.rawValue + 1)
-                    return false
-                }
-            }
-            return true
-        }
-        return resume
-    }
+/// How ``IntegerScan`` reads a record's integer: `nil` when the value is
+/// not one (the comparison's general path then decides).
+private protocol IntegerRead {
+    func integer(_ record: RecordView) -> Int64?
+}
+
+/// The property's value, if its kind (in the record's header word) is an integer.
+private struct TaggedRead: IntegerRead {
+    let property: Int
+    @inline(__always) func integer(_ record: RecordView) -> Int64? { record.integer(at: property) }
+}
+
+/// The integer every record of the table holds at byte offset `slot`
+/// (``QueryPlan/IntegerComparison/integerSlot``): one load, no header word.
+private struct SlotRead: IntegerRead {
+    let slot: Int
+    @inline(__always) func integer(_ record: RecordView) -> Int64? { record.integer(inSlot: slot) }
 }
 
 /// A ``ComparisonOperator`` on integers as a type, so that a loop generic
