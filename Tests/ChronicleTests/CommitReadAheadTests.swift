@@ -196,4 +196,99 @@ struct CommitReadAheadTests {
             return rejectedKey == key && rejectedValues == values
         }
     }
+
+    /// A create whose values stop short, read ahead: the thread decodes
+    /// each create's values straight into a record (issue 31), and a value
+    /// that does not decode still fails the open with the journal's typed
+    /// error, after the values before it in the same create were decoded.
+    @Test func aCreateWhoseValuesDoNotDecodeFailsTheOpenWithTheTypedError() throws {
+        let (url, configuration) = try Self.longStore()
+        let last = try Journal(contentsOf: url).lastVersion
+        var writer = BinaryWriter()
+        writer.varint(last + 1)
+        writer.fixed64(Date().timeIntervalSinceReferenceDate.bitPattern)
+        writer.byte(0)      // no label
+        writer.varint(0)    // no metadata
+        writer.varint(1)    // one event: a create of three values
+        writer.target(3, table: 0, key: 1_000_000)
+        writer.varint(3)
+        EventCodec.encode(.int(7), into: &writer)
+        EventCodec.encode(.string(String(repeating: "long enough to live on the heap ", count: 4)), into: &writer)
+        writer.byte(6)      // a string...
+        writer.varint(500)  // ...running past the end of the commit
+        let payload = writer.bytes
+        var record = withUnsafeBytes(of: UInt32(payload.count).littleEndian) { Array($0) }
+        let crc = payload.withUnsafeBytes { JournalFormat.checksum(length: UInt32(payload.count), payload: $0) }
+        record += withUnsafeBytes(of: crc.littleEndian) { Array($0) } + payload
+        try JournalFixtures.write(JournalFixtures.bytes(url) + record, to: url)
+        #expect(CommitReadAhead.worthwhile(for: try Journal(contentsOf: url).reader()))
+
+        #expect {
+            _ = try Store(configuration: configuration)
+        } throws: { error in
+            guard case .journal(.damaged(_, let lastGood, let reason))? = error as? StoreError else { return false }
+            return lastGood == last && reason.contains("does not decode")
+        }
+    }
+
+    /// A type of more than twelve properties keeps the kinds of the rest
+    /// after its record's header word; its creates, decoded straight into
+    /// records on the read-ahead thread, fold to what a plain read folds.
+    @Test func aTypeOfManyPropertiesFoldsReadAheadAsAPlainReadFolds() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [WideItem.self])
+        configuration.checkpoints.usesFile = false
+        do {
+            let store = try Store(configuration: configuration)
+            for batch in 0..<10 {
+                try store.write {
+                    for id in batch * 500..<(batch + 1) * 500 {
+                        let item = WideItem()
+                        item.id = id
+                        item.p13 = "thirteenth \(id)"
+                        item.p14 = id % 3 == 0 ? nil : Double(id) / 4
+                        item.p15 = id.isMultiple(of: 2)
+                        item.p7 = String(repeating: "x", count: id % 40)
+                        store.add(item)
+                    }
+                }
+            }
+            try store.close()
+        }
+        var plain = StoreState()
+        var reader = try Journal(contentsOf: url).reader()
+        #expect(CommitReadAhead.worthwhile(for: reader))
+        try plain.fold(&reader)
+
+        let reopened = try Store(configuration: configuration)
+        #expect(reopened.committedState().isContentEqual(plain))
+        #expect(reopened.committedState()._invariantViolations().isEmpty)
+        let item = try #require(reopened.object(ofType: WideItem.self, forPrimaryKey: 4_001))
+        #expect(item.p13 == "thirteenth 4001")
+        #expect(item.p14 == 4_001.0 / 4)
+        #expect(item.p15 == false)
+        #expect(item.p7.count == 4_001 % 40)
+        #expect(reopened.objects(WideItem.self).filter { $0.p14 == nil }.count == 1_667)
+    }
 }
+
+/// Fifteen properties: the kinds of the last three live after the
+/// record's header word.
+final class WideItem: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var p2 = 2
+    @Persisted var p3 = "three"
+    @Persisted var p4 = 4.0
+    @Persisted var p5 = Date(timeIntervalSinceReferenceDate: 5)
+    @Persisted var p6 = UUID(uuidString: "00000000-0000-0000-0000-000000000006")!
+    @Persisted var p7 = ""
+    @Persisted var p8: Int? = nil
+    @Persisted var p9 = Data([9, 9])
+    @Persisted var p10 = Decimal(10)
+    @Persisted var p11 = true
+    @Persisted var p12 = Float(12)
+    @Persisted var p13 = ""
+    @Persisted var p14: Double? = nil
+    @Persisted var p15 = false
+}
+extension WideItem: @unchecked Sendable {}

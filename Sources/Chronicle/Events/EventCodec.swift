@@ -80,10 +80,8 @@ enum EventCodec {
     }
 
     static func decodeCommit(_ bytes: UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> Commit {
-        var r = BinaryReader(bytes)
-        let commit = try decodeCommit(&r)
-        guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the commit") }
-        return commit
+        var keep = KeepCreateValues()
+        return try decodeCommit(bytes, creates: &keep)
     }
 
     /// The version of the commit encoded in `bytes`, without decoding the rest. O(1).
@@ -100,6 +98,27 @@ enum EventCodec {
     }
 
     static func decodeCommit(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Commit {
+        var keep = KeepCreateValues()
+        return try decodeCommit(&r, creates: &keep)
+    }
+
+    /// The commit in `bytes`, its `.create` events' values decoded into
+    /// `creates` rather than into the events (which then carry none).
+    static func decodeCommit<Creates: CreateValuesReceiver>(
+        _ bytes: UnsafeRawBufferPointer, creates: inout Creates
+    ) throws(BinaryReader.Malformed) -> Commit {
+        var r = BinaryReader(bytes)
+        let commit = try decodeCommit(&r, creates: &creates)
+        guard r.isAtEnd else { throw r.fail("\(r.remaining) unexpected bytes after the commit") }
+        return commit
+    }
+
+    // Generic over where creates' values go, and specialised for each: the
+    // fold's decodes them straight into records (no array of values per
+    // object made and destroyed); every other reader keeps them in the events.
+    static func decodeCommit<Creates: CreateValuesReceiver>(
+        _ r: inout BinaryReader, creates: inout Creates
+    ) throws(BinaryReader.Malformed) -> Commit {
         let version = try r.varint()
         let timestamp = Date(timeIntervalSinceReferenceDate: Double(bitPattern: try r.fixed64()))
         let label: String?
@@ -117,7 +136,7 @@ enum EventCodec {
         let eventCount = try r.count(limit: r.remaining)
         var events: [Event] = []
         events.reserveCapacity(eventCount)
-        for _ in 0..<eventCount { events.append(try decodeEvent(&r)) }
+        for _ in 0..<eventCount { events.append(try decodeEvent(&r, creates: &creates)) }
         return Commit(version: version, timestamp: timestamp, label: label, metadata: metadata, events: events)
     }
 
@@ -170,6 +189,13 @@ enum EventCodec {
     }
 
     static func decodeEvent(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Event {
+        var keep = KeepCreateValues()
+        return try decodeEvent(&r, creates: &keep)
+    }
+
+    static func decodeEvent<Creates: CreateValuesReceiver>(
+        _ r: inout BinaryReader, creates: inout Creates
+    ) throws(BinaryReader.Malformed) -> Event {
         let tagOffset = r.offset
         let rawTag = try r.byte()
         guard let tag = EventTag(rawValue: rawTag) else { throw .unknownTag(offset: tagOffset, "unknown event tag \(rawTag)") }
@@ -191,6 +217,10 @@ enum EventCodec {
             preconditionFailure("handled above")
         case .create:
             let count = try r.count(limit: r.remaining)
+            guard Creates.keepsValues else {
+                try creates.decodeValues(count: count, from: &r)
+                return .create(table: table, key: key, values: [])
+            }
             var values: [PersistedValue] = []
             values.reserveCapacity(count)
             for _ in 0..<count { values.append(try decodeValue(&r)) }
@@ -417,4 +447,26 @@ protocol DetachedValues {
     var count: Int { get }
     /// The value at `index` (< ``count``).
     subscript(index: Int) -> PersistedValue { get }
+}
+
+/// Where ``EventCodec`` puts the values of the `.create` events it
+/// decodes: in the events (``KeepCreateValues``), or, for the fold,
+/// straight into the objects' records, in event order, the events then
+/// carrying none (the decoding counterpart of ``DetachedValues``).
+protocol CreateValuesReceiver {
+    /// Whether the values go into the events; `false` sends them to
+    /// ``decodeValues(count:from:)``.
+    static var keepsValues: Bool { get }
+    /// Decodes the next `.create` event's `count` values from `reader`
+    /// (with ``EventCodec/decodeValue(_:depth:)``) and keeps them. What it
+    /// throws, the decode throws.
+    mutating func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed)
+}
+
+/// Values stay in their `.create` events: every decode but the fold's.
+struct KeepCreateValues: CreateValuesReceiver {
+    static var keepsValues: Bool { true }
+    func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        preconditionFailure("values are kept in their events")
+    }
 }

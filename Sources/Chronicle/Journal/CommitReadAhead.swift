@@ -8,7 +8,7 @@ protocol CommitSource {
     mutating func next() throws(JournalError) -> Commit?
 
     /// What the source's reading thread made of the commit ``next()``
-    /// last returned (see ``CommitReadAhead/Prepare``), `nil` if it has
+    /// last returned (see ``CommitReadAhead/Read``), `nil` if it has
     /// no such thread.
     mutating func takePrepared() -> (any Sendable)?
 }
@@ -43,13 +43,13 @@ extension CommitReader: CommitSource {}
 /// - **One at a time.** One thread, kept for the process, reads for every
 ///   fold (see `worker`); a fold that starts while it reads for another
 ///   gets no read-ahead and reads for itself.
-/// - **Preparing.** The thread also runs the fold's ``Prepare`` on each
-///   commit and hands its result over with the commit
-///   (``takePrepared()``): ``StoreState`` makes there the record of every
-///   object the commit creates and drops the `.create` events' values,
-///   so each values array is freed as soon as its record is made, the
-///   next one reuses its memory, and the records a fold keeps lie next to
-///   one another. A commit handed out then is for that fold alone.
+/// - **Preparing.** The thread reads each commit with the fold's
+///   ``Read``, which may make more of it than the commit, handed over with
+///   it (``takePrepared()``): ``StoreState``'s decodes each `.create`
+///   event's values straight into the object's record (the event then
+///   carries none), so no array of values is made per object, and the
+///   records a fold keeps lie next to one another. A commit handed out
+///   then is for that fold alone.
 /// - **Freeing.** A batch the fold has gone through goes back to the
 ///   thread, which lets it go when it next hands one over: destroying a
 ///   batch's events is work the folding thread need not do, and what they
@@ -68,20 +68,24 @@ final class CommitReadAhead: CommitSource {
     /// takes milliseconds to fold).
     static let minimumBytes = 256 * 1024
 
-    /// What the reading thread does to each commit before handing it
-    /// over; what it returns goes with the commit (see "Preparing").
-    typealias Prepare = @Sendable (inout Commit) -> any Sendable
+    /// How the reading thread reads the next commit from the reader, and
+    /// what else it makes of it (see "Preparing"); `nil` after the last.
+    typealias Read = @Sendable (inout CommitReader) throws(JournalError) -> ReadCommit?
 
-    /// A commit and what ``Prepare`` made of it.
+    /// A commit and what the ``Read`` that read it made of it besides.
     struct ReadCommit: Sendable {
         let commit: Commit
         let prepared: (any Sendable)?
 
-        init(_ commit: consuming Commit, _ prepare: Prepare?) {
-            var commit = commit
-            prepared = prepare?(&commit)
+        init(_ commit: Commit, prepared: (any Sendable)?) {
             self.commit = commit
+            self.prepared = prepared
         }
+    }
+
+    /// Reads a commit and nothing more.
+    private static let plainRead: Read = { reader throws(JournalError) in
+        try reader.next().map { ReadCommit($0, prepared: nil) }
     }
 
     private let channel = Channel()
@@ -90,11 +94,11 @@ final class CommitReadAhead: CommitSource {
     private var done = false
     private var prepared: (any Sendable)?
 
-    /// Starts reading `reader` on the read-ahead thread, running `prepare`
-    /// on each commit there; `nil` if the thread is reading for another
-    /// fold (the caller then reads itself).
-    init?(_ reader: CommitReader, prepare: Prepare? = nil) {
-        guard Self.worker.start(channel, reader, prepare) else { return nil }
+    /// Starts reading `reader` on the read-ahead thread, each commit with
+    /// `read` (by default, the commit alone); `nil` if the thread is
+    /// reading for another fold (the caller then reads itself).
+    init?(_ reader: CommitReader, read: Read? = nil) {
+        guard Self.worker.start(channel, reader, read ?? Self.plainRead) else { return nil }
     }
 
     /// The one thread every read-ahead reads on, started with the first.
@@ -152,18 +156,18 @@ final class CommitReadAhead: CommitSource {
     /// holding `condition`.
     private final class Worker: @unchecked Sendable {
         private let condition = NSCondition()
-        private var job: (Channel, CommitReader, Prepare?)?
+        private var job: (Channel, CommitReader, Read)?
         private var busy = false
         private var started = false
 
         /// Hands the thread `reader` to read into `channel`; `false` if it
         /// is busy with another.
-        func start(_ channel: Channel, _ reader: CommitReader, _ prepare: Prepare?) -> Bool {
+        func start(_ channel: Channel, _ reader: CommitReader, _ read: @escaping Read) -> Bool {
             condition.lock()
             defer { condition.unlock() }
             guard !busy else { return false }
             busy = true
-            job = (channel, reader, prepare)
+            job = (channel, reader, read)
             if !started {
                 started = true
                 let thread = Thread { [self] in run() }
@@ -178,10 +182,10 @@ final class CommitReadAhead: CommitSource {
             while true {
                 condition.lock()
                 while job == nil { condition.wait() }
-                let (channel, reader, prepare) = job!
+                let (channel, reader, read) = job!
                 job = nil
                 condition.unlock()
-                channel.read(reader, prepare)
+                channel.read(reader, read)
                 condition.lock()
                 busy = false
                 condition.unlock()
@@ -226,7 +230,7 @@ final class CommitReadAhead: CommitSource {
 
         /// The thread's loop: reads `reader` to its end, its first error,
         /// or the stop.
-        func read(_ reader: CommitReader, _ prepare: Prepare?) {
+        func read(_ reader: CommitReader, _ read: Read) {
             var reader = reader
             var batch: [ReadCommit] = []
             var events = 0
@@ -252,13 +256,13 @@ final class CommitReadAhead: CommitSource {
             }
             while true {
                 do {
-                    guard let commit = try reader.next() else {
+                    guard let commit = try read(&reader) else {
                         _ = handOver(finishing: true)
                         return
                     }
                     // Counting the commit too: many small commits make a batch as well.
-                    events += commit.events.count + 1
-                    batch.append(ReadCommit(commit, prepare))
+                    events += commit.commit.events.count + 1
+                    batch.append(commit)
                     if events >= CommitReadAhead.batchEvents, !handOver(finishing: false) { return }
                 } catch {
                     _ = handOver(finishing: true, failure: error)

@@ -43,11 +43,19 @@ public struct CommitReader: Sendable {
     ///   commit a newer Chronicle wrote; ``JournalError/io(operation:errno:path:)``.
     /// - Complexity: O(size of the commit).
     public mutating func next() throws(JournalError) -> Commit? {
+        var keep = KeepCreateValues()
+        return try next(creates: &keep)
+    }
+
+    /// ``next()``, decoding the commit's `.create` events' values into
+    /// `creates` rather than into the events (see ``CreateValuesReceiver``).
+    /// When it throws, `creates` may hold some of the commit's values.
+    mutating func next<Creates: CreateValuesReceiver>(creates: inout Creates) throws(JournalError) -> Commit? {
         if let error { throw error }
         guard nextVersion <= lastVersion else { return nil }
         do throws(JournalError) {
             let lastGood = nextVersion - 1
-            switch try cursor.next() {
+            switch try cursor.next(creates: &creates) {
             case .record(let commit, let start):
                 guard commit.version == nextVersion else {
                     throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood,

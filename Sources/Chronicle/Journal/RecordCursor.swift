@@ -58,7 +58,15 @@ struct RecordCursor: Sendable {
 
     /// Reads the record at the cursor and, if it is a commit, moves past it.
     mutating func next() throws(JournalError) -> Outcome {
-        try next { payload throws(BinaryReader.Malformed) in try EventCodec.decodeCommit(payload) }
+        var keep = KeepCreateValues()
+        return try next(creates: &keep)
+    }
+
+    /// ``next()``, decoding the commit's `.create` events' values into
+    /// `creates` (see ``CreateValuesReceiver``). On anything but a record,
+    /// `creates` may hold some of the commit's values: drop it.
+    mutating func next<Creates: CreateValuesReceiver>(creates: inout Creates) throws(JournalError) -> Outcome {
+        try next { payload throws(BinaryReader.Malformed) in try EventCodec.decodeCommit(payload, creates: &creates) }
     }
 
     /// Reads the record at the cursor, decoding only the version its commit

@@ -166,9 +166,11 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// The tag of value `property` (< ``count``). O(1).
     @inline(__always)
     func tag(of property: Int) -> UInt64 {
-        if property < Self.headerTags { return (word >> UInt64(16 + 4 * property)) & 0xF }
-        let extra = property - Self.headerTags
-        return withUnsafeMutablePointerToElements { ($0[extra >> 4] >> UInt64(4 * (extra & 15))) & 0xF }
+        // Wrapping arithmetic and masking shifts: `property` < `count`, so
+        // neither overflows, and the checks would cost a read a third more.
+        if property < Self.headerTags { return (word &>> UInt64(truncatingIfNeeded: 16 &+ 4 &* property)) & 0xF }
+        let extra = property &- Self.headerTags
+        return withUnsafeMutablePointerToElements { ($0[extra &>> 4] &>> UInt64(truncatingIfNeeded: 4 &* (extra & 15))) & 0xF }
     }
 
     /// The byte offset of value `property`'s slot from the first element. O(1).
@@ -179,7 +181,7 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// values. O(1).
     @inline(__always)
     static func offset(of property: Int, count: Int) -> Int {
-        count <= headerTags ? 16 * property : 8 * extraTagWords(count) + 16 * property
+        count <= headerTags ? 16 &* property : 8 &* extraTagWords(count) &+ 16 &* property
     }
 
     /// The integer in the slot at `offset`, which must hold one (the
@@ -216,8 +218,8 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         let word = self.word
         let tag: UInt64, offset: Int
         if word & 0xFFFF <= UInt64(Self.headerTags) {
-            tag = (word >> UInt64(16 + 4 * property)) & 0xF
-            offset = 16 * property
+            tag = (word &>> UInt64(truncatingIfNeeded: 16 &+ 4 &* property)) & 0xF
+            offset = 16 &* property
         } else {
             tag = self.tag(of: property)
             offset = self.offset(of: property)

@@ -36,7 +36,7 @@ extension StoreState {
     ///   batches read past `last` and not folded.
     mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max,
                                    didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
-        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, prepare: Self.prepareCreates) {
+        if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, read: Self.readCreatingRecords) {
             try fold(&readAhead, through: last, didFold: didFold)
         } else {
             var reader = reader
@@ -44,19 +44,16 @@ extension StoreState {
         }
     }
 
-    /// What the read-ahead thread does to each commit (see
-    /// ``CommitReadAhead/Prepare``): makes the record of every object it
-    /// creates, in order, and drops the `.create` events' values, which
-    /// the records now hold. The fold files these records
-    /// (``foldInPlace(_:records:)``); a commit prepared so is for it alone.
-    @Sendable static func prepareCreates(_ commit: inout Commit) -> any Sendable {
-        var records = ContiguousArray<ObjectRecord>()
-        for index in commit.events.indices {
-            guard case .create(let table, let key, let values) = commit.events[index] else { continue }
-            records.append(ObjectRecord(values))
-            commit.events[index] = .create(table: table, key: key, values: [])
-        }
-        return records
+    /// How the read-ahead thread reads each commit for the fold (see
+    /// ``CommitReadAhead/Read``): with the record of every object it
+    /// creates, in order, decoded straight from the journal
+    /// (``DecodedRecords``), the `.create` events carrying no values. The
+    /// fold files these records (``foldInPlace(_:records:)``); a commit
+    /// read so is for it alone.
+    @Sendable static func readCreatingRecords(_ reader: inout CommitReader) throws(JournalError) -> CommitReadAhead.ReadCommit? {
+        var creates = DecodedRecords()
+        guard let commit = try reader.next(creates: &creates) else { return nil }
+        return CommitReadAhead.ReadCommit(commit, prepared: creates.records)
     }
 
     /// ``fold(_:through:didFold:)`` with each commit's change set: `visit`

@@ -41,7 +41,10 @@ extension Store {
     /// never reused, so an equal number means the same state.
     @inline(__always)
     func isPublished(_ sequence: UInt64) -> Bool {
-        publishedSequence.load(ordering: .acquiring) == sequence && owner.load(ordering: .acquiring) != currentThreadID()
+        guard publishedSequence.load(ordering: .acquiring) == sequence else { return false }
+        // No write in progress (the common case) needs no thread id.
+        let owner = owner.load(ordering: .acquiring)
+        return owner == 0 || owner != currentThreadID()
     }
 
     /// Makes `state` the one every read sees.
