@@ -71,7 +71,7 @@ extension StoreState {
     ///   partly folded and must be discarded.
     /// `records`, if not empty, holds the record of each object the commit
     /// creates, in order (made ahead on another thread, see
-    /// ``CommitSource/takeRecords()``): they are checked and filed instead
+    /// ``CommitSource/takePrepared()``): they are checked and filed instead
     /// of the `.create` events' values, which may then be empty.
     ///
     /// - Complexity: O(size of the change).

@@ -42,7 +42,7 @@ extension StoreState {
     }
 
     /// Inserts a checked new object whose record, made ahead, is `record`
-    /// (see ``CommitSource/takeRecords()``).
+    /// (see ``CommitSource/takePrepared()``).
     mutating func createObject(_ table: Int, _ key: ObjectKey, record: ObjectRecord, changes: inout ChangeSetBuilder) {
         createObject(table, key, record.elements, record: record, changes: &changes)
     }

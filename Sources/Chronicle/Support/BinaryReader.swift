@@ -186,6 +186,7 @@ struct BinaryReader {
     /// but repairs bad bytes instead of failing, so a repaired result — which
     /// no longer has the input's bytes — tells that the input was invalid.
     static func validUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        if let small = SmallASCIIString.make(bytes) { return small }
         // ASCII, the common case, is valid UTF-8 as it is: no need to
         // compare the decoded copy (a large part of a short string's cost).
         if isASCII(bytes) { return String(decoding: bytes, as: UTF8.self) }

@@ -1,0 +1,63 @@
+/// Strings of at most 15 ASCII bytes made straight from their bytes:
+/// the journal's and checkpoint's names, teams and titles mostly are such.
+///
+/// A Swift string this short is stored inline, in the string's own two
+/// words: the bytes, then a flags byte (ASCII, small, immortal) with the
+/// count. `String(decoding:as:)` reaches that form too, but only after an
+/// out-of-line call that checks the bytes again and copies them through a
+/// temporary — several times the cost of the copy. Decoding a journal or a
+/// checkpoint makes a string per string property read.
+///
+/// The layout is the standard library's (`_StringObject`, frozen in its
+/// ABI on Apple platforms, the same source on Linux). ``isAvailable`` checks
+/// it once, at first use, against strings the standard library made: if
+/// a toolchain ever lays small strings out otherwise, every string goes the
+/// ordinary way.
+enum SmallASCIIString {
+    /// The longest string stored inline.
+    static let capacity = 15
+
+    /// Whether this process's standard library lays small ASCII strings out
+    /// as ``make(_:)`` assumes. Checked once.
+    static let isAvailable: Bool = {
+        #if _pointerBitWidth(_64)
+        for sample in ["", "a", "Chronicle", "fifteen letters"] {
+            let bytes = Array(sample.utf8)
+            let made = bytes.withUnsafeBufferPointer { layOut($0) }
+            let expected = String(decoding: bytes, as: UTF8.self)
+            guard let made, unsafeBitCast(expected, to: (UInt64, UInt64).self) == made else { return false }
+        }
+        return true
+        #else
+        return false
+        #endif
+    }()
+
+    /// `bytes` as a string if they are at most ``capacity`` ASCII bytes
+    /// (which are valid UTF-8 as they are); `nil` otherwise. O(1).
+    @inline(__always)
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        #if _pointerBitWidth(_64)
+        guard bytes.count <= capacity, isAvailable, let words = layOut(bytes) else { return nil }
+        return unsafeBitCast(words, to: String.self)
+        #else
+        return nil
+        #endif
+    }
+
+    /// The two words of the small string holding `bytes`, or `nil` if they
+    /// are too many or not all ASCII.
+    @inline(__always)
+    private static func layOut(_ bytes: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64)? {
+        let count = bytes.count
+        guard count <= capacity else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        if let base = bytes.baseAddress {
+            withUnsafeMutableBytes(of: &words) { $0.baseAddress.unsafelyUnwrapped.copyMemory(from: base, byteCount: count) }
+        }
+        guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        // Small (0x20), ASCII (0x40), immortal (0x80), and the count.
+        words.1 |= (0xE0 | UInt64(count)) << 56
+        return words
+    }
+}
