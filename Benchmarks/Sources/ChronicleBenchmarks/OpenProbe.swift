@@ -14,6 +14,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 ///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
 ///     ChronicleBenchmarks --probe refold DIR [COUNT] # four folds in one process, each store dropped before the next; resident after each
+///     ChronicleBenchmarks --probe observe DIR        # W5's Chronicle side in this process (DIR holds its store); its figures
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -100,6 +101,17 @@ enum OpenProbe {
                     precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
                 }
                 print(ContinuousClock.now - start)
+            }
+        case "observe":
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let options = Options(directory: directory)
+            let data = PlayerData.generate(options.observedPlayers)
+            let stride = data.count / options.observers
+            let observed = (0..<options.observers).map { $0 * stride }
+            let run = try freshDirectory(in: directory, "w5")
+            defer { try? FileManager.default.removeItem(at: run) }
+            for figure in try ObservationWorkload.chronicle(data, observed: observed, directory: run, options: options) {
+                print(figure.name, figure.unit == .seconds ? "\(figure.median * 1e6) µs / \(figure.p99 * 1e6) µs" : "\(figure.median)")
             }
         case "all":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
