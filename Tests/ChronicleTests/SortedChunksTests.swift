@@ -49,6 +49,45 @@ struct SortedChunksTests {
         #expect(chunks.chunks.count > 1, "the test must cross chunk boundaries")
     }
 
+    /// A fold files each run's keys for a value at once (issue 31):
+    /// ascending runs fill chunks a chunk at a time, anything else falls
+    /// back to one insert per element. Either way, the same multiset as
+    /// inserting one by one, on a copy that shares chunks with another.
+    @Test(arguments: [3, 11, 29])
+    func insertingARunMatchesInsertingOneByOne(seed: UInt64) {
+        var random = Seeded(state: seed)
+        var batched = SortedChunks<Int>()
+        var single = SortedChunks<Int>()
+        var next = 0
+        for round in 0..<400 {
+            let count = Int.random(in: 0..<300, using: &random)
+            var run: [Int] = []
+            for _ in 0..<count {
+                // Mostly ascending new keys, sometimes an older one or a repeat.
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0: run.append(Int.random(in: 0...max(next, 1), using: &random))
+                case 1: run.append(run.last ?? next)
+                default:
+                    next += Int.random(in: 1..<4, using: &random)
+                    run.append(next)
+                }
+            }
+            let shared = batched
+            let sharedElements = round % 50 == 0 ? shared.elements : []
+            batched.insert(contentsOf: run)
+            for element in run { single.insert(element) }
+            batched._checkInvariants()
+            #expect(batched.count == single.count)
+            if round % 50 == 0 {
+                #expect(batched.elements == single.elements)
+                // The copy taken before is untouched: written chunks were copied.
+                #expect(shared.elements == sharedElements)
+            }
+        }
+        #expect(batched.elements == single.elements)
+        #expect(batched.chunks.count > 10, "the test must cross chunk boundaries")
+    }
+
     @Test func repeatsStayTogetherAcrossChunks() {
         var chunks = SortedChunks<Int>()
         for _ in 0..<(3 * SortedChunks<Int>.maximumChunk) { chunks.insert(5) }

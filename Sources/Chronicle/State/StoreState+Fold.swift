@@ -33,12 +33,22 @@ extension StoreState {
     @inline(__always)
     mutating func applyCreate<Values: CreatedValues>(table: Int, key: ObjectKey, values: Values, record: ObjectRecord,
                                                      changes: inout ChangeSetBuilder) throws(FoldError) {
+        var filed = PendingIndexEntries?.none
+        try applyCreate(table: table, key: key, values: values, record: record, changes: &changes, deferring: &filed)
+    }
+
+    /// ``applyCreate(table:key:values:record:changes:)``, noting the new
+    /// object's secondary-index entries in `pending` when it is not `nil`.
+    @inline(__always)
+    mutating func applyCreate<Values: CreatedValues>(table: Int, key: ObjectKey, values: Values, record: ObjectRecord,
+                                                     changes: inout ChangeSetBuilder,
+                                                     deferring pending: inout PendingIndexEntries?) throws(FoldError) {
         do throws(Reason) {
             try checkCreate(table, key, values)
         } catch {
             throw FoldError(event: .create(table: table, key: key, values: record.storage.array()), reason: error)
         }
-        createObject(table, key, values, record: record, changes: &changes)
+        createObject(table, key, values, record: record, changes: &changes, deferring: &pending)
     }
 
     /// The state after `commit`, and what the commit changed.
@@ -87,16 +97,23 @@ extension StoreState {
             throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
         }
         var created = 0
-        for (index, event) in commit.events.enumerated() {
+        // With records made ahead (a journal's fold), a run of creates files
+        // its objects' secondary-index entries together, before the next
+        // other event and at the commit's end (see `PendingIndexEntries`).
+        var pending: PendingIndexEntries? = records.isEmpty ? nil : PendingIndexEntries()
+        for index in commit.events.indices {
             do throws(FoldError) {
-                if !records.isEmpty, case let .create(table, key, _) = event {
+                if !records.isEmpty, case let .create(table, key, _) = commit.events[index] {
                     // The same checks and filing as `fold(_:changes:)`, with
                     // the record made ahead, which holds the values (the
                     // event's were dropped; see `CommitReadAhead`).
-                    try applyCreate(table: table, key: key, record: records[created], changes: &changes)
+                    let record = records[created]
+                    try applyCreate(table: table, key: key, values: record.elements, record: record,
+                                    changes: &changes, deferring: &pending)
                     created += 1
                 } else {
-                    try apply(event, changes: &changes)
+                    if pending != nil { fileIndexEntries(&pending!) }
+                    try apply(commit.events[index], changes: &changes)
                 }
             } catch {
                 var error = error
@@ -104,6 +121,7 @@ extension StoreState {
                 throw error
             }
         }
+        if pending != nil { fileIndexEntries(&pending!) }
         if isSnapshot { restoreNextKeys(from: commit) }
         version = commit.version
     }

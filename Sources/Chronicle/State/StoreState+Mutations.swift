@@ -54,10 +54,26 @@ extension StoreState {
     mutating func createObject<Values: RandomAccessCollection>(
         _ table: Int, _ key: ObjectKey, _ values: Values, record: ObjectRecord, changes: inout ChangeSetBuilder
     ) where Values.Element == PersistedValue, Values.Index == Int {
+        var filed = PendingIndexEntries?.none
+        createObject(table, key, values, record: record, changes: &changes, deferring: &filed)
+    }
+
+    /// ``createObject(_:_:_:record:changes:)``, noting the object's
+    /// secondary-index entries in `pending` rather than filing them, when
+    /// it is not `nil` (see ``PendingIndexEntries``).
+    @inline(__always)
+    mutating func createObject<Values: RandomAccessCollection>(
+        _ table: Int, _ key: ObjectKey, _ values: Values, record: ObjectRecord, changes: inout ChangeSetBuilder,
+        deferring pending: inout PendingIndexEntries?
+    ) where Values.Element == PersistedValue, Values.Index == Int {
         let fresh = key.rawValue >= tables[table].nextKey
         tables[table].objects[key.rawValue] = record
         tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
-        tables[table].index(key, values: values)
+        if pending != nil {
+            tables[table].index(key, values: values, table: table, deferring: &pending!)
+        } else {
+            tables[table].index(key, values: values)
+        }
         for property in values.indices where schema[table].properties[property].type == .object {
             guard let target = linkTable(schema[table].properties[property]) else { continue }
             let link = Backlink(table: table, key: key, property: property)

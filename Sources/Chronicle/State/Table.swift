@@ -137,6 +137,30 @@ struct Table: Sendable {
         }
     }
 
+    /// Adds `key` to the primary-key index under `values`' primary key,
+    /// and notes in `pending` where its indexed values go, for the fold to
+    /// file them with others (see ``PendingIndexEntries``).
+    @inline(__always)
+    mutating func index<Values: RandomAccessCollection>(_ key: ObjectKey, values: Values, table: Int,
+                                                        deferring pending: inout PendingIndexEntries)
+    where Values.Element == PersistedValue, Values.Index == Int {
+        undefer()
+        if let primaryKey { ownPrimaryKeyIndex[values[primaryKey]] = key }
+        for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
+            pending.add(key, table: table, property: property, value: values[property])
+        }
+    }
+
+    /// Files `keys` under `value` (whose `trieHash` is `hash`) in the
+    /// secondary index of `property`, with one walk to the value.
+    /// O(log n + keys × log chunk).
+    mutating func index(_ keys: ContiguousArray<ObjectKey>, value: PersistedValue, hash: UInt64, property: Int) {
+        undefer()
+        ownSecondaryIndexes[property]!.modifyValue(forKey: value, hash: hash, default: SortedChunks.init) { list in
+            list.insert(contentsOf: keys)
+        }
+    }
+
     /// Files `key` under `value` in the secondary index of `property`.
     /// O(log n + chunk); see ``SortedChunks``.
     mutating func index(_ key: ObjectKey, value: PersistedValue, property: Int) {

@@ -141,7 +141,12 @@ struct PersistentHashMap<Key: TrieHashable, Value> {
         // hashing a string key was most of the cost of indexing a new
         // object, and a walk to find the key, then one to edit it, added a
         // good part of that again.
-        let hash = Self.hash(key)
+        modifyValue(forKey: key, hash: Self.hash(key), default: defaultValue, body)
+    }
+
+    /// ``modifyValue(forKey:default:_:)`` of a key whose hash
+    /// (`key.trieHash`) the caller has already computed.
+    mutating func modifyValue(forKey key: Key, hash: UInt64, default defaultValue: () -> Value, _ body: (inout Value) -> Void) {
         guard root != nil else {
             var value = defaultValue()
             body(&value)

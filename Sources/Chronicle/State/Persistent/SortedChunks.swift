@@ -126,6 +126,41 @@ struct SortedChunks<Element: Comparable> {
         count += 1
     }
 
+    /// Adds `elements`, in the order given: appended a chunk at a time
+    /// while they come in ascending order from at least the last element
+    /// (a fold's new keys do), one by one with ``insert(_:)`` from the
+    /// first that does not.
+    ///
+    /// - Complexity: O(k) for k elements appended, plus ``insert(_:)``'s
+    ///   for each of the rest.
+    mutating func insert<C: RandomAccessCollection>(contentsOf elements: C) where C.Element == Element, C.Index == Int {
+        var index = elements.startIndex
+        while index < elements.endIndex {
+            let element = elements[index]
+            guard chunks.isEmpty || !(element < lastElement) else { break }
+            if chunks.isEmpty || chunks[chunks.count - 1].elements.count >= Self.maximumChunk {
+                chunks.append(Chunk([element]))
+                count += 1
+                index += 1
+                continue
+            }
+            // Fill the last chunk with the ascending run that follows.
+            ownChunk(chunks.count - 1)
+            let chunk = chunks[chunks.count - 1]
+            var last = element
+            while index < elements.endIndex, chunk.elements.count < Self.maximumChunk, !(elements[index] < last) {
+                last = elements[index]
+                chunk.elements.append(last)
+                count += 1
+                index += 1
+            }
+        }
+        while index < elements.endIndex {
+            insert(elements[index])
+            index += 1
+        }
+    }
+
     /// Removes one element equal to `element`; returns whether there was one.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
