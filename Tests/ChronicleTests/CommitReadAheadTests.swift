@@ -231,6 +231,59 @@ struct CommitReadAheadTests {
         }
     }
 
+    /// The fold files a run of creates' secondary-index entries together
+    /// (issue 31). Creates interleaved with sets of the indexed property
+    /// and deletes in the same commits must leave the index exactly as
+    /// filing each object at once does (a plain read's fold, which has no
+    /// records made ahead and files each object).
+    @Test func indexEntriesFiledARunAtATimeMatchFilingEachObject() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [TeamMember.self])
+        configuration.checkpoints.usesFile = false
+        do {
+            let store = try Store(configuration: configuration)
+            for batch in 0..<20 {
+                try store.write {
+                    for id in batch * 1_000..<(batch + 1) * 1_000 {
+                        let member = TeamMember()
+                        member.id = id
+                        member.name = "member \(id)"
+                        member.team = "team \(id % 37)"
+                        store.add(member)
+                        // A set and a delete between creates: the run before
+                        // them (hundreds of creates, each team's several times)
+                        // is filed first.
+                        if id % 500 == 3 { member.team = "moved \(id % 5)" }
+                        if id % 1_000 == 7, let old = store.object(ofType: TeamMember.self, forPrimaryKey: id - 5) {
+                            store.delete(old)
+                        }
+                    }
+                }
+            }
+            try store.close()
+        }
+        var plain = StoreState()
+        var reader = try Journal(contentsOf: url).reader()
+        #expect(CommitReadAhead.worthwhile(for: reader))
+        try plain.fold(&reader)
+        #expect(plain._invariantViolations().isEmpty)
+
+        let reopened = try Store(configuration: configuration)
+        let state = reopened.committedState()
+        // The invariants recompute every index from the records.
+        #expect(state._invariantViolations().isEmpty)
+        #expect(state.isContentEqual(plain))
+        let table = try #require(state.tableIndex(named: "TeamMember"))
+        let team = try #require(state.schema[table].properties.firstIndex { $0.name == "team" })
+        let index = try #require(state.tables[table].secondaryIndexes[team])
+        let plainIndex = try #require(plain.tables[table].secondaryIndexes[team])
+        #expect(index.count == plainIndex.count)
+        for (value, keys) in plainIndex { #expect(index[value]?.elements == keys.elements) }
+        let moved = reopened.objects(TeamMember.self).filter(#Predicate { $0.team == "moved 3" })
+        #expect(moved.count == 40)
+        #expect(moved.count == reopened.objects(TeamMember.self).filter { $0.team == "moved 3" }.count)
+    }
+
     /// A type of more than twelve properties keeps the kinds of the rest
     /// after its record's header word; its creates, decoded straight into
     /// records on the read-ahead thread, fold to what a plain read folds.
@@ -271,6 +324,14 @@ struct CommitReadAheadTests {
         #expect(reopened.objects(WideItem.self).filter { $0.p14 == nil }.count == 1_667)
     }
 }
+
+/// An indexed property, for the fold's filing of index entries a run at a time.
+final class TeamMember: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted(indexed: true) var team = ""
+}
+extension TeamMember: @unchecked Sendable {}
 
 /// Fifteen properties: the kinds of the last three live after the
 /// record's header word.

@@ -45,7 +45,7 @@ extension CommitReader: CommitSource {}
 ///   gets no read-ahead and reads for itself.
 /// - **Preparing.** The thread reads each commit with the fold's
 ///   ``Read``, which may make more of it than the commit, handed over with
-///   it (``takePrepared()``): ``StoreState``'s decodes each `.create`
+///   it (``takePrepared()``): ``StoreState``'s read decodes each `.create`
 ///   event's values straight into the object's record (the event then
 ///   carries none), so no array of values is made per object, and the
 ///   records a fold keeps lie next to one another. A commit handed out

@@ -12,23 +12,37 @@
 /// any other event and at the end of each commit, so every state a fold
 /// hands out has its indexes whole.
 struct PendingIndexEntries {
-    /// Where a run's keys go, and the keys, in the order the objects were made.
+    /// Where a run's keys go: a table's indexed property and a value.
     struct Entry {
         let table: Int
         let property: Int
         let value: PersistedValue
         /// `value.trieHash`, which the index's walk takes too.
         let hash: UInt64
-        var keys: ContiguousArray<ObjectKey>
+        /// The entry's first and last key in ``keys`` (their chain runs
+        /// through ``next``).
+        var first: Int32
+        var last: Int32
     }
 
     /// The entries, in the order their values first came.
     private(set) var entries: [Entry] = []
+    /// Every entry's keys, in the order the objects were made, and for
+    /// each the position of the same entry's next key (-1 after its last).
+    /// One pair of arrays for all entries, kept from run to run with the
+    /// rest: a fold's filing allocates nothing once they have grown (an
+    /// array per value per run left freed buffers among the index's own).
+    private var keys: [ObjectKey] = []
+    private var next: [Int32] = []
     /// Open addressing over `entries` by hash: each slot an entry's
     /// position plus one, 0 when free. A power of two, at most half full.
     // Not a `Dictionary`: hashing a `PersistedValue` with `Hasher`
     // (normalising a string first) cost more than the walk saved.
-    private var slots = [Int32](repeating: 0, count: 16)
+    /// Empty until the first entry: a list that stays empty (a fold of
+    /// commits without records) allocates nothing.
+    private var slots: [Int32] = []
+    /// The keys of one entry, gathered for filing.
+    private var gathered = ContiguousArray<ObjectKey>()
 
     var isEmpty: Bool { entries.isEmpty }
 
@@ -36,37 +50,58 @@ struct PendingIndexEntries {
     /// of `property`. O(1) expected.
     mutating func add(_ key: ObjectKey, table: Int, property: Int, value: PersistedValue) {
         let hash = value.trieHash
+        if slots.isEmpty { slots = [Int32](repeating: 0, count: 16) }
+        let position = Int32(keys.count)
+        keys.append(key)
+        next.append(-1)
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: property &* 31 &+ table)) & mask
+        var slot = Self.start(hash, table, property) & mask
         while true {
-            let position = Int(slots[slot]) - 1
-            if position < 0 { break }
-            if entries[position].hash == hash, entries[position].property == property,
-               entries[position].table == table, entries[position].value == value {
-                entries[position].keys.append(key)
+            let entry = Int(slots[slot]) - 1
+            if entry < 0 { break }
+            if entries[entry].hash == hash, entries[entry].property == property,
+               entries[entry].table == table, entries[entry].value == value {
+                next[Int(entries[entry].last)] = position
+                entries[entry].last = position
                 return
             }
             slot = (slot + 1) & mask
         }
-        entries.append(Entry(table: table, property: property, value: value, hash: hash, keys: [key]))
+        entries.append(Entry(table: table, property: property, value: value, hash: hash, first: position, last: position))
         slots[slot] = Int32(entries.count)
         if entries.count * 2 > slots.count { rehash(capacity: slots.count * 2) }
+    }
+
+    private static func start(_ hash: UInt64, _ table: Int, _ property: Int) -> Int {
+        Int(truncatingIfNeeded: hash ^ UInt64(truncatingIfNeeded: property &* 31 &+ table))
     }
 
     private mutating func rehash(capacity: Int) {
         slots = [Int32](repeating: 0, count: capacity)
         let mask = capacity - 1
         for (position, entry) in entries.enumerated() {
-            var slot = Int(truncatingIfNeeded: entry.hash ^ UInt64(truncatingIfNeeded: entry.property &* 31 &+ entry.table)) & mask
+            var slot = Self.start(entry.hash, entry.table, entry.property) & mask
             while slots[slot] != 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(position + 1)
         }
     }
 
-    /// Empties the list, keeping its storage for the next run.
-    mutating func removeAll() {
+    /// Calls `body` with each entry and its keys, in order, then empties
+    /// the list, keeping its storage for the next run.
+    mutating func drain(_ body: (Entry, ContiguousArray<ObjectKey>) -> Void) {
         guard !entries.isEmpty else { return }
+        for entry in entries {
+            gathered.removeAll(keepingCapacity: true)
+            var position = Int(entry.first)
+            while position >= 0 {
+                gathered.append(keys[position])
+                position = Int(next[position])
+            }
+            body(entry, gathered)
+        }
         entries.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        next.removeAll(keepingCapacity: true)
         for index in slots.indices { slots[index] = 0 }
     }
 }
@@ -77,10 +112,8 @@ extension StoreState {
     ///
     /// - Complexity: O(values × log n + keys × log chunk).
     mutating func fileIndexEntries(_ pending: inout PendingIndexEntries) {
-        guard !pending.isEmpty else { return }
-        for entry in pending.entries {
-            tables[entry.table].index(entry.keys, value: entry.value, hash: entry.hash, property: entry.property)
+        pending.drain { entry, keys in
+            tables[entry.table].index(keys, value: entry.value, hash: entry.hash, property: entry.property)
         }
-        pending.removeAll()
     }
 }

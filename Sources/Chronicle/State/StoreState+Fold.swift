@@ -33,16 +33,20 @@ extension StoreState {
     @inline(__always)
     mutating func applyCreate<Values: CreatedValues>(table: Int, key: ObjectKey, values: Values, record: ObjectRecord,
                                                      changes: inout ChangeSetBuilder) throws(FoldError) {
-        var filed = PendingIndexEntries?.none
-        try applyCreate(table: table, key: key, values: values, record: record, changes: &changes, deferring: &filed)
+        do throws(Reason) {
+            try checkCreate(table, key, values)
+        } catch {
+            throw FoldError(event: .create(table: table, key: key, values: record.storage.array()), reason: error)
+        }
+        createObject(table, key, values, record: record, changes: &changes)
     }
 
     /// ``applyCreate(table:key:values:record:changes:)``, noting the new
-    /// object's secondary-index entries in `pending` when it is not `nil`.
+    /// object's secondary-index entries in `pending`.
     @inline(__always)
     mutating func applyCreate<Values: CreatedValues>(table: Int, key: ObjectKey, values: Values, record: ObjectRecord,
                                                      changes: inout ChangeSetBuilder,
-                                                     deferring pending: inout PendingIndexEntries?) throws(FoldError) {
+                                                     deferring pending: inout PendingIndexEntries) throws(FoldError) {
         do throws(Reason) {
             try checkCreate(table, key, values)
         } catch {
@@ -86,12 +90,26 @@ extension StoreState {
     ///
     /// - Complexity: O(size of the change).
     mutating func foldInPlace(_ commit: Commit, records: ContiguousArray<ObjectRecord> = []) throws(FoldError) {
+        var pending = PendingIndexEntries()
+        try foldInPlace(commit, records: records, filing: &pending)
+    }
+
+    /// ``foldInPlace(_:records:)``, gathering a run of creates' index
+    /// entries in `pending` (empty before and after; a fold passes the
+    /// same one for every commit, so its storage is reused).
+    mutating func foldInPlace(_ commit: Commit, records: ContiguousArray<ObjectRecord>,
+                              filing pending: inout PendingIndexEntries) throws(FoldError) {
         var changes = ChangeSetBuilder(recording: false)
-        try fold(commit, changes: &changes, records: records)
+        try fold(commit, changes: &changes, records: records, filing: &pending)
+    }
+
+    private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder) throws(FoldError) {
+        var none = PendingIndexEntries()
+        try fold(commit, changes: &changes, records: [], filing: &none)
     }
 
     private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder,
-                               records: ContiguousArray<ObjectRecord> = []) throws(FoldError) {
+                               records: ContiguousArray<ObjectRecord>, filing pending: inout PendingIndexEntries) throws(FoldError) {
         let isSnapshot = version == 0 && tables.isEmpty && Self.isSnapshot(commit)
         guard commit.version == version &+ 1 || isSnapshot else {
             throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
@@ -100,7 +118,6 @@ extension StoreState {
         // With records made ahead (a journal's fold), a run of creates files
         // its objects' secondary-index entries together, before the next
         // other event and at the commit's end (see `PendingIndexEntries`).
-        var pending: PendingIndexEntries? = records.isEmpty ? nil : PendingIndexEntries()
         for index in commit.events.indices {
             do throws(FoldError) {
                 if !records.isEmpty, case let .create(table, key, _) = commit.events[index] {
@@ -112,16 +129,19 @@ extension StoreState {
                                     changes: &changes, deferring: &pending)
                     created += 1
                 } else {
-                    if pending != nil { fileIndexEntries(&pending!) }
+                    fileIndexEntries(&pending)
                     try apply(commit.events[index], changes: &changes)
                 }
             } catch {
+                // Nothing gathered outlives a failed commit (the state is
+                // discarded; the list must be empty for the next fold).
+                pending = PendingIndexEntries()
                 var error = error
                 error.eventIndex = index
                 throw error
             }
         }
-        if pending != nil { fileIndexEntries(&pending!) }
+        fileIndexEntries(&pending)
         if isSnapshot { restoreNextKeys(from: commit) }
         version = commit.version
     }

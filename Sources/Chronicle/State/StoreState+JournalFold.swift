@@ -20,8 +20,14 @@ extension StoreState {
     /// - Complexity: O(events folded).
     mutating func fold<Source: CommitSource>(_ reader: inout Source, through last: UInt64 = .max,
                        didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
+        // One list for every commit, so that its storage is reused.
+        var pending = PendingIndexEntries()
         try readCommits(&reader, through: last) { (state, commit, records) throws(JournalFoldError) in
-            do throws(FoldError) { try state.foldInPlace(commit, records: records) } catch { throw .fold(error) }
+            do throws(FoldError) {
+                try state.foldInPlace(commit, records: records, filing: &pending)
+            } catch {
+                throw .fold(error)
+            }
             return didFold(state, commit)
         }
     }

@@ -54,26 +54,33 @@ extension StoreState {
     mutating func createObject<Values: RandomAccessCollection>(
         _ table: Int, _ key: ObjectKey, _ values: Values, record: ObjectRecord, changes: inout ChangeSetBuilder
     ) where Values.Element == PersistedValue, Values.Index == Int {
-        var filed = PendingIndexEntries?.none
-        createObject(table, key, values, record: record, changes: &changes, deferring: &filed)
+        let fresh = key.rawValue >= tables[table].nextKey
+        tables[table].objects[key.rawValue] = record
+        tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
+        tables[table].index(key, values: values)
+        createdLinks(table, key, values, record: record, fresh: fresh, changes: &changes)
     }
 
     /// ``createObject(_:_:_:record:changes:)``, noting the object's
-    /// secondary-index entries in `pending` rather than filing them, when
-    /// it is not `nil` (see ``PendingIndexEntries``).
+    /// secondary-index entries in `pending` rather than filing them (see
+    /// ``PendingIndexEntries``).
     @inline(__always)
     mutating func createObject<Values: RandomAccessCollection>(
         _ table: Int, _ key: ObjectKey, _ values: Values, record: ObjectRecord, changes: inout ChangeSetBuilder,
-        deferring pending: inout PendingIndexEntries?
+        deferring pending: inout PendingIndexEntries
     ) where Values.Element == PersistedValue, Values.Index == Int {
         let fresh = key.rawValue >= tables[table].nextKey
         tables[table].objects[key.rawValue] = record
         tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
-        if pending != nil {
-            tables[table].index(key, values: values, table: table, deferring: &pending!)
-        } else {
-            tables[table].index(key, values: values)
-        }
+        tables[table].index(key, values: values, table: table, deferring: &pending)
+        createdLinks(table, key, values, record: record, fresh: fresh, changes: &changes)
+    }
+
+    /// A new object's backlinks and change: the rest of creating it.
+    @inline(__always)
+    private mutating func createdLinks<Values: RandomAccessCollection>(
+        _ table: Int, _ key: ObjectKey, _ values: Values, record: ObjectRecord, fresh: Bool, changes: inout ChangeSetBuilder
+    ) where Values.Element == PersistedValue, Values.Index == Int {
         for property in values.indices where schema[table].properties[property].type == .object {
             guard let target = linkTable(schema[table].properties[property]) else { continue }
             let link = Backlink(table: table, key: key, property: property)
