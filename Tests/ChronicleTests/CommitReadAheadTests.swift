@@ -48,6 +48,27 @@ struct CommitReadAheadTests {
         return (url, configuration)
     }
 
+    /// A store of `type` that `fill` writes and closes, long enough to be
+    /// read ahead; then the state a plain read folds (each object filed at
+    /// once, no records made ahead) and the store reopened (which reads
+    /// ahead), with no checkpoint file.
+    static func foldedBothWays(_ type: Object.Type, _ fill: (Store) throws -> Void) throws -> (plain: StoreState, reopened: Store) {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [type])
+        configuration.checkpoints.usesFile = false
+        do {
+            let store = try Store(configuration: configuration)
+            try fill(store)
+            try store.close()
+        }
+        var plain = StoreState()
+        var reader = try Journal(contentsOf: url).reader()
+        #expect(CommitReadAhead.worthwhile(for: reader))
+        try plain.fold(&reader)
+        #expect(plain._invariantViolations().isEmpty)
+        return (plain, try Store(configuration: configuration))
+    }
+
     @Test func handsOverTheReadersCommitsInOrder() throws {
         let journal = try Self.journal(JournalFixtures.journalURL(), count: 5_000)
         let expected = try JournalFixtures.readAll(journal)
@@ -237,11 +258,7 @@ struct CommitReadAheadTests {
     /// filing each object at once does (a plain read's fold, which has no
     /// records made ahead and files each object).
     @Test func indexEntriesFiledARunAtATimeMatchFilingEachObject() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [TeamMember.self])
-        configuration.checkpoints.usesFile = false
-        do {
-            let store = try Store(configuration: configuration)
+        let (plain, reopened) = try Self.foldedBothWays(TeamMember.self) { store in
             for batch in 0..<20 {
                 try store.write {
                     for id in batch * 1_000..<(batch + 1) * 1_000 {
@@ -260,15 +277,7 @@ struct CommitReadAheadTests {
                     }
                 }
             }
-            try store.close()
         }
-        var plain = StoreState()
-        var reader = try Journal(contentsOf: url).reader()
-        #expect(CommitReadAhead.worthwhile(for: reader))
-        try plain.fold(&reader)
-        #expect(plain._invariantViolations().isEmpty)
-
-        let reopened = try Store(configuration: configuration)
         let state = reopened.committedState()
         // The invariants recompute every index from the records.
         #expect(state._invariantViolations().isEmpty)
@@ -288,11 +297,7 @@ struct CommitReadAheadTests {
     /// after its record's header word; its creates, decoded straight into
     /// records on the read-ahead thread, fold to what a plain read folds.
     @Test func aTypeOfManyPropertiesFoldsReadAheadAsAPlainReadFolds() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: [WideItem.self])
-        configuration.checkpoints.usesFile = false
-        do {
-            let store = try Store(configuration: configuration)
+        let (plain, reopened) = try Self.foldedBothWays(WideItem.self) { store in
             for batch in 0..<10 {
                 try store.write {
                     for id in batch * 500..<(batch + 1) * 500 {
@@ -306,14 +311,7 @@ struct CommitReadAheadTests {
                     }
                 }
             }
-            try store.close()
         }
-        var plain = StoreState()
-        var reader = try Journal(contentsOf: url).reader()
-        #expect(CommitReadAhead.worthwhile(for: reader))
-        try plain.fold(&reader)
-
-        let reopened = try Store(configuration: configuration)
         #expect(reopened.committedState().isContentEqual(plain))
         #expect(reopened.committedState()._invariantViolations().isEmpty)
         let item = try #require(reopened.object(ofType: WideItem.self, forPrimaryKey: 4_001))
