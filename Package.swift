@@ -13,8 +13,16 @@ let package = Package(
     targets: [
         .target(
             name: "Chronicle",
+            dependencies: ["ChronicleFutex"],
             path: "Sources/Chronicle",
             exclude: ["README.md"]
+        ),
+        // Two C wrappers of Linux's futex system call, which Swift cannot
+        // call (it is variadic): the processes sharing a journal sleep on
+        // words of its shared area. Empty elsewhere.
+        .target(
+            name: "ChronicleFutex",
+            path: "Sources/ChronicleFutex"
         ),
         // Test support for Swift Testing: fresh stores, deterministic ids and
         // clocks, commit and change-stream expectations, journal snapshots.

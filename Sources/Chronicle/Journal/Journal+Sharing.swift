@@ -85,10 +85,12 @@ extension Journal {
         }
     }
 
-    /// Releases what ``lockForAppending()`` took.
+    /// Releases what ``lockForAppending()`` took, then tells the other
+    /// processes about the append (``SharedJournalArea/didAppend()``).
     func unlockAfterAppending() {
         guard let lock = core.processLock, lock.isHeldByCurrentThread else { return }
         lock.unlock()
+        core.sharedArea?.area.didAppend()
     }
 
     /// Cuts the reserved zeros off the file (at close). A shared journal
@@ -121,30 +123,6 @@ extension Journal {
     func shareFileAgain() {
         guard isShared, let file = core.storage as? JournalFile else { return }
         file.lockShared()
-    }
-}
-
-extension JournalCore {
-    /// Runs `body` holding the process lock, if this journal is open and no
-    /// other process or journal has its file open (the check compaction
-    /// makes); returns whether it ran `body`. `false` for a journal that is
-    /// not shared.
-    ///
-    /// A store's file watcher stops watching writes in `body` while its
-    /// process is alone with the file (see ``FileChangeWatcher``): an opener
-    /// takes the process lock to open, so it has the file open before this
-    /// check or opens it after `body` is done.
-    func whileFileAlone(_ body: () -> Void) -> Bool {
-        guard let processLock, let file = storage as? JournalFile else { return false }
-        let ran = try? processLock.withLock { () throws(JournalError) -> Bool in
-            // A closed journal has let go of its shared lock: taking one
-            // back now would hold a lock for a journal no longer open.
-            guard !state.withLock({ $0.isClosed }), file.tryLockExclusively() else { return false }
-            defer { file.lockShared() }
-            body()
-            return true
-        }
-        return ran ?? false
     }
 }
 

@@ -5,6 +5,9 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+#if os(Linux)
+import ChronicleFutex
+#endif
 import Foundation
 import Synchronization
 
@@ -12,22 +15,34 @@ import Synchronization
 /// file next to it (`<journal name>.shared`) that each maps into memory:
 /// how far the journal is written and how far it is synced, which lets the
 /// processes share one sync the way a process's writer threads do
-/// (``syncCovering(_:fileID:sync:)``); and counters that only grow, which
-/// the store keeps its object keys in (see ``Journal/sharedCounter(_:)``).
+/// (``syncCovering(_:fileID:sync:)``); on Linux, futexes that processes
+/// sleep on while they wait for a sync, gather commits for one, or follow
+/// the others' appends (``AppendFollower``); and counters that only grow,
+/// which the store keeps its object keys in (see ``Journal/sharedCounter(_:)``).
 ///
 /// The file also carries the *sync lock*, an exclusive `flock` that the
 /// process syncing the journal holds while it syncs (a file of its own, for
 /// the reason ``ProcessWriteLock`` gives: one `flock` a description).
 ///
-/// Layout (native byte order, every word 8-byte aligned):
+/// Layout (native byte order, every word aligned to its size):
 ///
 /// | offset | bytes | what |
 /// |---|---|---|
 /// | 0 | 16 | the identifier of the journal file the ends are for |
 /// | 16 | 8 | written end: the end of the last whole record a process appended |
 /// | 24 | 8 | synced end: what a process's sync made durable, at least |
-/// | 32 | 32 | unused (zero) |
+/// | 32 | 4 | sync sequence: raised as each sync ends (a futex word) |
+/// | 36 | 4 | bell: raised after an append while a sync gathers (a futex word) |
+/// | 40 | 4 | commits appended (wrapping; a futex word stores' followers sleep on) |
+/// | 44 | 4 | commits appended when the last sync started (wrapping) |
+/// | 48 | 2 | expected commits: how many the last sync saw (see gathering) |
+/// | 50 | 2 | how long the last sync took, in microseconds (at most 65,535) |
+/// | 52 | 4 | how many followers sleep on the commits appended |
+/// | 56 | 4 | how many processes sleep on the sync sequence |
+/// | 60 | 4 | flags: 1 while a sync gathers (an append rings the bell); 2 once an append follows another journal's since the last sync started |
 /// | 64 | 8 × n | counter `i` at `64 + 8 i` |
+///
+/// Offsets 32–63 are used on Linux only (futexes); elsewhere they stay zero.
 ///
 /// The ends are only trusted for the file whose identifier is there: a
 /// sharing open writes its file's identifier (and the end it synced) under
@@ -48,14 +63,37 @@ final class SharedJournalArea: @unchecked Sendable {
     static let mappedSize = 64 * 1024
     private static let writtenEndOffset = 16
     private static let syncedEndOffset = 24
+    private static let syncSequenceOffset = 32
+    private static let bellOffset = 36
+    private static let commitsOffset = 40
+    private static let commitsAtSyncStartOffset = 44
+    private static let expectedCommitsOffset = 48
+    private static let lastSyncOffset = 50
+    private static let followersOffset = 52
+    private static let sleepersOffset = 56
+    private static let flagsOffset = 60
+    private static let gatheringFlag: UInt32 = 1, severalWritersFlag: UInt32 = 2
     private static let countersOffset = 64
     /// How many counters the mapping holds; counters beyond it are read and
     /// written with `pread`/`pwrite` under the process lock.
     static let counterCapacity = (mappedSize - countersOffset) / 8
 
-    /// Opens (creating it `0600` if absent) and maps the area of the journal at `journalURL`.
+    /// The longest a sync gathers, however long the last one took.
+    private let gatherWindowLimit: Duration
+    /// The commit count this journal's last append raised the shared one
+    /// to (or found, at open): another journal appended since if the next
+    /// append's is not one more.
+    private let lastCommit: Atomic<UInt32>
+    /// This journal's followers asleep on the append count: its own appends
+    /// need not wake them (its store has those commits already).
+    private let ownFollowersSleeping = Atomic<UInt32>(0)
+
+    /// Opens (creating it `0600` if absent) and maps the area of the
+    /// journal at `journalURL`. `gatherWindowLimit`: the longest a sync
+    /// waits for other processes' commits (tests lengthen it).
     /// - Throws: ``JournalError/io(operation:errno:path:)``.
-    init(journalURL: URL) throws(JournalError) {
+    init(journalURL: URL, gatherWindowLimit: Duration = GroupCommit.maxGatherWindow) throws(JournalError) {
+        self.gatherWindowLimit = gatherWindowLimit
         path = Self.path(for: journalURL)
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw .io(operation: "open shared area", errno: errno, path: path) }
@@ -72,6 +110,8 @@ final class SharedJournalArea: @unchecked Sendable {
         }
         self.fd = fd
         base = mapped
+        lastCommit = Atomic(mapped.advanced(by: Self.commitsOffset).assumingMemoryBound(to: Atomic<UInt32>.self)
+            .pointee.load(ordering: .sequentiallyConsistent))
     }
 
     deinit {
@@ -86,6 +126,14 @@ final class SharedJournalArea: @unchecked Sendable {
         (base + offset).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
+    private func halfWord(at offset: Int) -> UnsafeMutablePointer<Atomic<UInt32>> {
+        (base + offset).assumingMemoryBound(to: Atomic<UInt32>.self)
+    }
+
+    private func shortWord(at offset: Int) -> UnsafeMutablePointer<Atomic<UInt16>> {
+        (base + offset).assumingMemoryBound(to: Atomic<UInt16>.self)
+    }
+
     // MARK: Ends
 
     /// Makes the ends about the file `fileID` whose data (up to `end`) was
@@ -93,36 +141,98 @@ final class SharedJournalArea: @unchecked Sendable {
     /// file), otherwise replaced. Call holding the process lock.
     func adopt(fileID: UUID, syncedEnd end: Int) {
         withSyncLock {
-            if storedFileID == fileID {
+            if stores(fileID) {
                 word(at: Self.writtenEndOffset).pointee.max(UInt64(end), ordering: .sequentiallyConsistent)
                 word(at: Self.syncedEndOffset).pointee.max(UInt64(end), ordering: .sequentiallyConsistent)
             } else {
+                // The identifier goes to zeros first and to the new one
+                // last: a look without the lock (`isCovered`) that read
+                // these ends finds an identifier that is not the old file's.
+                word(at: 0).pointee.store(0, ordering: .sequentiallyConsistent)
+                word(at: 8).pointee.store(0, ordering: .sequentiallyConsistent)
                 word(at: Self.writtenEndOffset).pointee.store(UInt64(end), ordering: .sequentiallyConsistent)
                 word(at: Self.syncedEndOffset).pointee.store(UInt64(end), ordering: .sequentiallyConsistent)
-                withUnsafeBytes(of: fileID.uuid) { base.copyMemory(from: $0.baseAddress!, byteCount: 16) }
+                let (high, low) = Self.words(of: fileID)
+                word(at: 0).pointee.store(high, ordering: .sequentiallyConsistent)
+                word(at: 8).pointee.store(low, ordering: .sequentiallyConsistent)
             }
         }
     }
 
-    private var storedFileID: UUID {
-        // Zeros to copy into, not `UUID().uuid`: making a random UUID opens
-        // and reads /dev/urandom, on every commit's sync.
-        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        withUnsafeMutableBytes(of: &bytes) { $0.copyMemory(from: UnsafeRawBufferPointer(start: base, count: 16)) }
-        return UUID(uuid: bytes)
+    /// A file identifier as the two words the area stores it in.
+    private static func words(of fileID: UUID) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: fileID.uuid) { ($0.load(fromByteOffset: 0, as: UInt64.self), $0.load(fromByteOffset: 8, as: UInt64.self)) }
+    }
+
+    /// Whether the identifier stored is `fileID` (each word read atomically).
+    private func stores(_ fileID: UUID) -> Bool {
+        let (high, low) = Self.words(of: fileID)
+        return word(at: 0).pointee.load(ordering: .sequentiallyConsistent) == high
+            && word(at: 8).pointee.load(ordering: .sequentiallyConsistent) == low
     }
 
     /// Records that the file's data is whole up to `end` (a record was just
     /// appended there). Call holding the process lock, after the write.
     func didWrite(upTo end: Int) {
         word(at: Self.writtenEndOffset).pointee.max(UInt64(end), ordering: .releasing)
+        #if os(Linux)
+        let commit = halfWord(at: Self.commitsOffset).pointee.wrappingAdd(1, ordering: .sequentiallyConsistent).newValue
+        // Another journal appended since this one last did: say so.
+        let flags = halfWord(at: Self.flagsOffset)
+        if lastCommit.exchange(commit, ordering: .relaxed) &+ 1 != commit {
+            flags.pointee.bitwiseOr(Self.severalWritersFlag, ordering: .sequentiallyConsistent)
+        }
+        #endif
     }
 
+    /// Tells the other processes about appends this journal made: rings
+    /// the bell if a sync is gathering, and wakes the stores' followers if
+    /// any but this journal's own sleeps. Call after releasing the process
+    /// lock: waking a thread costs the waker several microseconds here,
+    /// which the next writer, waiting for the lock, should not wait for.
+    /// - Complexity: O(1); a `futex` call for each kind of sleeper there is.
+    func didAppend() {
+        #if os(Linux)
+        if halfWord(at: Self.flagsOffset).pointee.load(ordering: .sequentiallyConsistent) & Self.gatheringFlag != 0 {
+            halfWord(at: Self.bellOffset).pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+            _ = chronicle_futex_wake(futexAddress(Self.bellOffset), 1)
+        }
+        let sleeping = halfWord(at: Self.followersOffset).pointee.load(ordering: .sequentiallyConsistent)
+        if sleeping > ownFollowersSleeping.load(ordering: .sequentiallyConsistent) { wakeFollowers() }
+        #endif
+    }
+
+    #if os(Linux)
+    /// How many appends every journal of the file made (wrapping): what a
+    /// follower notes before it looks, and then sleeps on.
+    var appendCount: UInt32 { halfWord(at: Self.commitsOffset).pointee.load(ordering: .sequentiallyConsistent) }
+
+    /// Sleeps until an append count other than `count`, a wake-up
+    /// (``wakeFollowers()``, which ``didAppend()`` calls), or `timeout`.
+    /// - Returns: whether a wake-up or a new count, not the timeout, ended it.
+    @discardableResult
+    func sleepUntilAppend(after count: UInt32, timeout: Duration) -> Bool {
+        let followers = halfWord(at: Self.followersOffset)
+        followers.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        ownFollowersSleeping.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer {
+            ownFollowersSleeping.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            followers.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+        }
+        return chronicle_futex_wait(futexAddress(Self.commitsOffset), count, Int64(timeout / .nanoseconds(1))) != ETIMEDOUT
+    }
+
+    /// Wakes every follower sleeping on the append count, in any process.
+    func wakeFollowers() {
+        _ = chronicle_futex_wake(futexAddress(Self.commitsOffset), Int32.max)
+    }
+    #endif
+
     /// Makes the journal file `fileID` durable up to `target` at least:
-    /// takes the sync lock, which waits for a sync another process is
-    /// making, and returns if a sync already covered `target`; otherwise
-    /// runs `sync` (which syncs the file), recording that everything
-    /// written before it started is durable.
+    /// returns if a sync already covered `target`; otherwise waits for a
+    /// sync another process is making and looks again; otherwise takes the
+    /// sync lock and runs `sync` (which syncs the file), recording that
+    /// everything written before it started is durable.
     ///
     /// So a process whose commit was written while another process synced
     /// waits for that sync and then makes one sync for itself and every
@@ -130,31 +240,167 @@ final class SharedJournalArea: @unchecked Sendable {
     /// covered. Were `fileID` not the file the ends are for, it syncs and
     /// records nothing.
     ///
-    /// No **gathering** across processes, unlike ``GroupCommit`` among
-    /// threads: a syncing process that first waited (polling a shared word
-    /// of writers, there being no cross-process condition variable every
-    /// platform has) until as many processes had written as the last sync
-    /// saw made fewer syncs, but four processes committing durably got
-    /// through fewer commits a second: the waits, on a busy machine, cost
-    /// more than the syncs they saved.
+    /// On Linux, processes wait on futexes in the area, not in line for
+    /// the lock:
+    ///
+    /// - **Covered, without a system call.** The synced end is read
+    ///   between two reads of the file identifier (each word atomic), and
+    ///   ``adopt(fileID:syncedEnd:)`` zeroes the identifier before it
+    ///   replaces the ends: an end read between two matching identifiers
+    ///   is this file's.
+    /// - **Waiting for a sync.** A process that finds the lock taken sleeps
+    ///   on the sync sequence, which the syncing process raises (waking
+    ///   every sleeper at once) when its sync ends: each looks again
+    ///   without the lock, instead of taking it in turn. The sleep is
+    ///   bounded (``syncWaitLimit``): a syncing process killed before it
+    ///   woke anyone only costs a sleeper that long, and `flock` gives the
+    ///   lock back when a process dies.
+    /// - **Gathering,** as ``GroupCommit`` does among threads: without it,
+    ///   processes split into two halves that take turns (one half's
+    ///   commits are synced while the other half writes), and a sync covers
+    ///   half of them. A sync records how many commits it saw (those
+    ///   appended since the sync before it started: the ones it covered and
+    ///   those appended while it ran, about one a writing process), and the
+    ///   next syncing process first sleeps on the bell, which each append
+    ///   rings, until that many commits are appended since the last sync
+    ///   started, or for twice as long as the last sync took (at most
+    ///   ``GroupCommit/maxGatherWindow``). One process alone never waits;
+    ///   one that died costs the processes the window once (the next sync
+    ///   sees one commit fewer).
+    ///
+    /// Elsewhere (no futex every platform has; a polled wait was tried and
+    /// cost more than the syncs it saved) a process waits for the lock in
+    /// `flock`, and nothing gathers.
     ///
     /// - Throws: what `sync` throws (nothing is recorded then).
-    /// - Complexity: one `flock` and one `flock(LOCK_UN)`, plus the sync when
-    ///   none covered `target`.
+    /// - Complexity: no system call when a sync covered `target`; otherwise
+    ///   a `flock` and its release, plus the sync when none covered `target`.
     func syncCovering(_ target: Int, fileID: UUID, sync: () throws(JournalError) -> Void) throws(JournalError) {
-        // No look without the lock first: the identifier is not one atomic
-        // word, and an opening process may be replacing it.
+        #if os(Linux)
+        while true {
+            let sequence = halfWord(at: Self.syncSequenceOffset).pointee.load(ordering: .sequentiallyConsistent)
+            if isCovered(target, fileID: fileID) { return }
+            guard let locked = tryLockSync() else { break }
+            if locked {
+                defer { _ = flock(fd, LOCK_UN) }
+                return try syncHoldingLock(target, fileID: fileID, gathering: true, sync: sync)
+            }
+            sleepUntilSyncEnds(after: sequence)
+        }
+        #endif
+        try withSyncLock { () throws(JournalError) in try syncHoldingLock(target, fileID: fileID, gathering: false, sync: sync) }
+    }
+
+    /// The longest a process sleeps waiting for another's sync to end
+    /// before it looks again (Linux).
+    static let syncWaitLimit = Duration.milliseconds(5)
+
+    /// Whether a sync covered `target` of the file `fileID` (see ``syncCovering(_:fileID:sync:)``).
+    private func isCovered(_ target: Int, fileID: UUID) -> Bool {
+        guard stores(fileID) else { return false }
+        let synced = word(at: Self.syncedEndOffset).pointee.load(ordering: .sequentiallyConsistent)
+        return synced >= UInt64(target) && stores(fileID)
+    }
+
+    /// The sync's part under the sync lock: covered already, or a sync
+    /// (after gathering, if asked), recorded.
+    private func syncHoldingLock(_ target: Int, fileID: UUID, gathering: Bool,
+                                 sync: () throws(JournalError) -> Void) throws(JournalError) {
+        guard stores(fileID) else { return try sync() }
         let synced = word(at: Self.syncedEndOffset)
-        try withSyncLock { () throws(JournalError) in
-            guard storedFileID == fileID else { return try sync() }
-            if synced.pointee.load(ordering: .acquiring) >= UInt64(target) { return }
-            // Whole records up to `written` are in the page cache now: the
-            // sync that starts after this load makes them durable.
-            let written = word(at: Self.writtenEndOffset).pointee.load(ordering: .acquiring)
-            try sync()
-            synced.pointee.max(max(written, UInt64(target)), ordering: .releasing)
+        if synced.pointee.load(ordering: .acquiring) >= UInt64(target) { return }
+        #if os(Linux)
+        if gathering { gather() }
+        let commits = halfWord(at: Self.commitsOffset), flags = halfWord(at: Self.flagsOffset)
+        let severalBefore = flags.pointee.bitwiseAnd(~Self.severalWritersFlag, ordering: .sequentiallyConsistent)
+            .oldValue & Self.severalWritersFlag != 0
+        let previousStart = halfWord(at: Self.commitsAtSyncStartOffset).pointee
+            .exchange(commits.pointee.load(ordering: .sequentiallyConsistent), ordering: .sequentiallyConsistent)
+        let started = ContinuousClock.now
+        #endif
+        // Whole records up to `written` are in the page cache now: the
+        // sync that starts after this load makes them durable.
+        let written = word(at: Self.writtenEndOffset).pointee.load(ordering: .acquiring)
+        try sync()
+        synced.pointee.max(max(written, UInt64(target)), ordering: .sequentiallyConsistent)
+        #if os(Linux)
+        let took = (ContinuousClock.now - started) / .microseconds(1)
+        shortWord(at: Self.lastSyncOffset).pointee.store(UInt16(clamping: Int(took)), ordering: .relaxed)
+        // Gathering is for commits of other processes: one process's
+        // writer threads gathered already (its ``GroupCommit``).
+        let several = severalBefore || flags.pointee.load(ordering: .sequentiallyConsistent) & Self.severalWritersFlag != 0
+        let seen = several ? commits.pointee.load(ordering: .sequentiallyConsistent) &- previousStart : 0
+        shortWord(at: Self.expectedCommitsOffset).pointee.store(UInt16(clamping: seen), ordering: .relaxed)
+        halfWord(at: Self.syncSequenceOffset).pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        if halfWord(at: Self.sleepersOffset).pointee.load(ordering: .sequentiallyConsistent) != 0 {
+            _ = chronicle_futex_wake(futexAddress(Self.syncSequenceOffset), Int32.max)
+        }
+        #endif
+    }
+
+    /// How many commits the next sync gathers for: 0 unless the last one
+    /// saw another journal's (for tests).
+    var gatherTarget: Int { Int(shortWord(at: Self.expectedCommitsOffset).pointee.load(ordering: .sequentiallyConsistent)) }
+
+    /// Whether a process's sync is gathering now (for tests).
+    var isGathering: Bool {
+        halfWord(at: Self.flagsOffset).pointee.load(ordering: .sequentiallyConsistent) & Self.gatheringFlag != 0
+    }
+
+    #if os(Linux)
+    /// The address of the futex word at `offset`.
+    private func futexAddress(_ offset: Int) -> UnsafeMutablePointer<UInt32> {
+        (base + offset).assumingMemoryBound(to: UInt32.self)
+    }
+
+    /// Takes the sync lock if free: `true` taken, `false` another process
+    /// holds it, `nil` `flock` failed otherwise (the caller syncs without it).
+    private func tryLockSync() -> Bool? {
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            if errno == EINTR { continue }
+            return errno == EWOULDBLOCK ? false : nil
+        }
+        return true
+    }
+
+    /// Sleeps until the sync sequence moves past `sequence` (a sync ended),
+    /// at most ``syncWaitLimit``. Registered as a sleeper first, so the
+    /// syncing process, which raises the sequence before it looks for
+    /// sleepers, either sees it or raised the sequence before this sleep
+    /// begins (and the sleep returns at once).
+    private func sleepUntilSyncEnds(after sequence: UInt32) {
+        let sleepers = halfWord(at: Self.sleepersOffset)
+        sleepers.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
+        defer { sleepers.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        _ = chronicle_futex_wait(futexAddress(Self.syncSequenceOffset), sequence,
+                                 Int64(Self.syncWaitLimit / .nanoseconds(1)))
+    }
+
+    /// Sleeps, holding the sync lock, until as many commits as the last
+    /// sync saw are appended since it started, or for twice as long as it
+    /// took, at most ``GroupCommit/maxGatherWindow`` (see ``syncCovering(_:fileID:sync:)``).
+    private func gather() {
+        let expected = UInt32(shortWord(at: Self.expectedCommitsOffset).pointee.load(ordering: .relaxed))
+        guard expected > 1 else { return }
+        let commits = halfWord(at: Self.commitsOffset)
+        let since = halfWord(at: Self.commitsAtSyncStartOffset).pointee.load(ordering: .sequentiallyConsistent)
+        guard commits.pointee.load(ordering: .sequentiallyConsistent) &- since < expected else { return }
+        let lastSync = Duration.microseconds(Int64(shortWord(at: Self.lastSyncOffset).pointee.load(ordering: .relaxed)))
+        let deadline = ContinuousClock.now + min(lastSync * 2, gatherWindowLimit)
+        let flags = halfWord(at: Self.flagsOffset), bell = halfWord(at: Self.bellOffset)
+        flags.pointee.bitwiseOr(Self.gatheringFlag, ordering: .sequentiallyConsistent)
+        defer { flags.pointee.bitwiseAnd(~Self.gatheringFlag, ordering: .sequentiallyConsistent) }
+        while true {
+            // The bell before the count: an append after this count rings
+            // a bell that is no longer `rung`, and the sleep returns at once.
+            let rung = bell.pointee.load(ordering: .sequentiallyConsistent)
+            if commits.pointee.load(ordering: .sequentiallyConsistent) &- since >= expected { return }
+            let remaining = deadline - .now
+            if remaining <= .zero { return }
+            _ = chronicle_futex_wait(futexAddress(Self.bellOffset), rung, Int64(remaining / .nanoseconds(1)))
         }
     }
+    #endif
 
     /// `body` run holding the sync lock (or without it, should `flock` fail:
     /// the lock only saves syncs, every sync is correct without it).

@@ -79,38 +79,56 @@ extension Store {
     }
 
     /// Starts following the commits other processes append to a shared
-    /// journal (at open, and on the new file after compaction): a
-    /// ``FileChangeWatcher`` on the journal file, whose handler runs
-    /// ``followOtherProcesses()`` on a queue of the store's own.
+    /// journal (at open, and on the new file after compaction): on Linux an
+    /// ``AppendFollower`` on the journal's shared area, elsewhere a
+    /// ``FileChangeWatcher`` on the journal file; either runs
+    /// ``followOtherProcesses()`` when another process appended.
     ///
     /// The handler first looks with neither the store nor its journal in
     /// hand (the journal's core and the published state are enough), and
-    /// takes the store only when another process did append: most
-    /// notifications are this store's own writes, and a handler holding the
-    /// store then would make dropping the store close its journal a moment
-    /// later on the handler's thread, instead of at once.
+    /// takes the store only when another process did append: a handler
+    /// holding the store would make dropping the store close its journal a
+    /// moment later on the handler's thread, instead of at once.
     func startFollowing() {
         let journal = self.journal
         guard journal.isShared, let url = journal.fileURL else { return }
         let core = journal.core
         let published = self.published
-        let queue = DispatchQueue(label: "Chronicle store follower", qos: .userInitiated)
-        let newWatcher = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval, queue: queue,
-                                           whileAlone: { core.whileFileAlone($0) }) { [weak self] in
+        let onChange: @Sendable () -> Void = { [weak self] in
             guard let last = try? core.catchUp(holdingProcessLock: false),
                   last > published.withLock({ $0 }).state.version else { return }
             self?.followOtherProcesses()
         }
-        follower.withLock { watcher in
-            watcher?.cancel()
-            watcher = newWatcher
+        let newFollower: any CommitFollower
+        #if os(Linux)
+        if let area = core.sharedArea?.area {
+            newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval, onChange: onChange)
+        } else {
+            newFollower = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval,
+                                            queue: DispatchQueue(label: "Chronicle store follower", qos: .userInitiated),
+                                            onChange: onChange)
+        }
+        #else
+        newFollower = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval,
+                                        queue: DispatchQueue(label: "Chronicle store follower", qos: .userInitiated),
+                                        onChange: onChange)
+        #endif
+        follower.withLock { current in
+            current?.cancel()
+            current = newFollower
         }
     }
 
-    /// Whether the store's file watcher watches the journal's writes now:
-    /// `false` while it is alone with the file (on Linux; see
-    /// ``FileChangeWatcher``) and when the store follows no one; for tests.
-    var followerWatchesWrites: Bool { follower.withLock { $0?.watchesWrites ?? false } }
+    /// How many times the store's follower was woken to look (not by its
+    /// fallback timer), on Linux; `nil` elsewhere or when it follows no one.
+    /// For tests.
+    var followerWakeUps: Int? {
+        #if os(Linux)
+        follower.withLock { ($0 as? AppendFollower)?.wakeUps }
+        #else
+        nil
+        #endif
+    }
 
     /// Stops following other processes (at close, and when the store goes).
     func stopFollowing() {

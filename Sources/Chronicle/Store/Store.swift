@@ -71,7 +71,7 @@ public final class Store: Sendable {
     let checkpointFile: CheckpointFileWriter
     /// Follows the commits other processes append (Store+CatchUp.swift);
     /// `nil` for an in-memory store, and once closed.
-    let follower = Locked<FileChangeWatcher?>(nil)
+    let follower = Locked<(any CommitFollower)?>(nil)
 
     /// Opens the store: opens (or creates) the journal and folds it.
     ///

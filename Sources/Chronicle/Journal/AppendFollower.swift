@@ -1,0 +1,75 @@
+#if os(Linux)
+import Foundation
+import Synchronization
+
+/// Linux: a thread that sleeps on the append count of a journal's shared
+/// area (a futex, ``SharedJournalArea/sleepUntilAppend(after:timeout:)``)
+/// and calls a handler when another journal of the file appended: how a
+/// store follows the commits other processes append.
+///
+/// **Why not the file's inotify events** (``FileChangeWatcher``, which a
+/// read-only follower still uses): an inotify watch makes every `pwrite`
+/// to the file wake each watcher from inside the system call, and a store
+/// appends holding the journal's process lock, so every other process's
+/// next commit waited for those wake-ups. Here the writer wakes the
+/// followers after it releases the lock (``SharedJournalArea/didAppend()``),
+/// and only if a follower other than its own journal's sleeps: a store
+/// alone with its file is never woken by its own commits.
+///
+/// **Semantics.**
+/// - The handler runs on the follower's thread, once for each wake-up,
+///   whatever woke it: a look, not a promise of something new (the caller
+///   catches up, which costs O(1) when nothing is new).
+/// - No append is missed: the thread notes the count before each call of
+///   the handler and sleeps only while the count is still that, so an
+///   append after the handler looked ends the sleep at once.
+/// - Without any append it still looks every `fallback` (a writer killed
+///   between its append and its wake-up, or a build of Chronicle that does
+///   not wake followers).
+/// - ``cancel()`` wakes the thread, which then ends; a handler call under
+///   way finishes first.
+final class AppendFollower: CommitFollower, Sendable {
+    private let area: SharedJournalArea
+    private let flags = Flags()
+
+    /// What the thread and the follower share.
+    private final class Flags: Sendable {
+        let stopped = Atomic<Bool>(false)
+        let wokenUp = Atomic<Int>(0)
+    }
+
+    /// How many times a wake-up or an append, not the fallback, ended a sleep (for tests).
+    var wakeUps: Int { flags.wokenUp.load(ordering: .relaxed) }
+
+    /// Starts the thread.
+    init(area: SharedJournalArea, fallback: Duration, onChange: @escaping @Sendable () -> Void) {
+        self.area = area
+        let thread = Thread { [area, flags] in
+            // The lowest priority, as the inotify watcher's thread: an idle
+            // core still runs it at once, but an observer of the app's own
+            // commit runs first.
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) // 0: this thread, on Linux
+            var seen = area.appendCount
+            while !flags.stopped.load(ordering: .acquiring) {
+                let woken = area.sleepUntilAppend(after: seen, timeout: fallback)
+                if flags.stopped.load(ordering: .acquiring) { break }
+                if woken { flags.wokenUp.wrappingAdd(1, ordering: .relaxed) }
+                seen = area.appendCount
+                onChange()
+            }
+        }
+        thread.name = "Chronicle follower"
+        thread.stackSize = 256 * 1024
+        thread.start()
+    }
+
+    deinit { cancel() }
+
+    /// Ends the thread: once it wakes (now, unless it is not asleep yet; then
+    /// within the fallback interval) it calls the handler no more.
+    func cancel() {
+        guard !flags.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        area.wakeFollowers()
+    }
+}
+#endif
