@@ -202,6 +202,29 @@ struct SharedJournalProcessTests {
         helper.quit()
     }
 
+    #if os(Linux)
+    /// A process killed while its store's follower slept leaves it counted
+    /// in the shared area; a store that then opens the file alone forgets
+    /// it, so its own commits wake no one.
+    @Test(.timeLimit(.minutes(2)))
+    func aStoreAloneAfterAProcessWasKilledIsNotWokenByItsOwnCommits() throws {
+        let url = try JournalFixtures.journalURL()
+        let helper = try SharingProcess(url)
+        #expect(helper.run("create 1 0") != nil)
+        usleep(100_000)  // the helper's follower is asleep by now
+        helper.kill()
+        let store = try SharedJournalTests.open(url)
+        let area = try #require(store.journal.core.sharedArea?.area)
+        #expect(SharedJournalTests.eventually { area.ownSleepingFollowers == 1 })
+        #expect(area.sleepingFollowers == 1)
+        for _ in 0..<10 {
+            try store.write { store.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score += 1 }
+        }
+        #expect(store.followerWakeUps == 0)
+        #expect(store.object(ofType: SharedItem.self, forPrimaryKey: 1)?.score == 10)
+    }
+    #endif
+
     @Test(.timeLimit(.minutes(2)))
     func aWriterKilledWhileHoldingTheLockLosesNothingCommitted() throws {
         let url = try JournalFixtures.journalURL()

@@ -157,6 +157,8 @@ struct SharedJournalTests {
     @Test func aStoreIsWokenByOtherJournalsCommitsOnly() async throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url)
+        let area = try #require(a.journal.core.sharedArea?.area)
+        #expect(Self.eventually { area.ownSleepingFollowers == 1 })
         for id in 1...20 {
             try a.write { a.create(SharedItem.self, value: ["id": id, "score": 1]) }
         }
@@ -174,8 +176,10 @@ struct SharedJournalTests {
         #expect(properties.map(\.name) == ["score"])
         #expect(properties.first?.newValue as? Int == 2)
         #expect((a.followerWakeUps ?? 0) >= 1)
-        // Once B is gone, A is alone again: its commits wake no one.
+        // Once B is gone (its follower's thread ends soon after the close),
+        // A is alone again: its commits wake no one.
         try b.close()
+        #expect(Self.eventually { area.sleepingFollowers == 1 && area.ownSleepingFollowers == 1 })
         let wakeUps = try #require(a.followerWakeUps)
         for id in 21...30 {
             try a.write { a.create(SharedItem.self, value: ["id": id, "score": 1]) }

@@ -165,6 +165,13 @@ public final class Journal: Sendable {
         }
         let area = try SharedJournalArea(journalURL: fileURL)
         area.adopt(fileID: scan.fileID, syncedEnd: scan.end)
+        // Alone with the file (no other journal holds its shared lock, and
+        // none opens it meanwhile: opening takes the process lock): no one
+        // sleeps on the area, whatever killed processes left counted.
+        if file.tryLockExclusively() {
+            area.forgetSleepers()
+            file.lockShared()
+        }
         self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, processLock: lock,
                   sharedArea: area)
     }

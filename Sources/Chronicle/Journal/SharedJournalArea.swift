@@ -202,6 +202,17 @@ final class SharedJournalArea: @unchecked Sendable {
         #endif
     }
 
+    /// Zeroes the counts of sleepers and the gathering flag. Call only
+    /// when no other journal has the file open: a process killed while it
+    /// slept left itself counted, and a count that stays raised makes every
+    /// append wake this process's own follower (nothing worse: a wake-up is
+    /// only ever a reason to look).
+    func forgetSleepers() {
+        halfWord(at: Self.followersOffset).pointee.store(0, ordering: .sequentiallyConsistent)
+        halfWord(at: Self.sleepersOffset).pointee.store(0, ordering: .sequentiallyConsistent)
+        halfWord(at: Self.flagsOffset).pointee.bitwiseAnd(~Self.gatheringFlag, ordering: .sequentiallyConsistent)
+    }
+
     #if os(Linux)
     /// How many appends every journal of the file made (wrapping): what a
     /// follower notes before it looks, and then sleeps on.
@@ -217,10 +228,29 @@ final class SharedJournalArea: @unchecked Sendable {
         ownFollowersSleeping.wrappingAdd(1, ordering: .sequentiallyConsistent)
         defer {
             ownFollowersSleeping.wrappingSubtract(1, ordering: .sequentiallyConsistent)
-            followers.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent)
+            Self.lower(followers)
         }
         return chronicle_futex_wait(futexAddress(Self.commitsOffset), count, Int64(timeout / .nanoseconds(1))) != ETIMEDOUT
     }
+
+    /// Lowers a count of sleepers by one, unless it is 0 already (an
+    /// opener alone with the file zeroed it, ``forgetSleepers()``, while a
+    /// closed journal's thread still slept).
+    private static func lower(_ count: UnsafeMutablePointer<Atomic<UInt32>>) {
+        var current = count.pointee.load(ordering: .sequentiallyConsistent)
+        while current > 0 {
+            let (exchanged, found) = count.pointee.compareExchange(expected: current, desired: current - 1,
+                                                                   ordering: .sequentiallyConsistent)
+            if exchanged { return }
+            current = found
+        }
+    }
+
+    /// How many followers, in every process, sleep on the append count (for tests).
+    var sleepingFollowers: Int { Int(halfWord(at: Self.followersOffset).pointee.load(ordering: .sequentiallyConsistent)) }
+
+    /// How many of them are this journal's (for tests).
+    var ownSleepingFollowers: Int { Int(ownFollowersSleeping.load(ordering: .sequentiallyConsistent)) }
 
     /// Wakes every follower sleeping on the append count, in any process.
     func wakeFollowers() {
@@ -371,7 +401,7 @@ final class SharedJournalArea: @unchecked Sendable {
     private func sleepUntilSyncEnds(after sequence: UInt32) {
         let sleepers = halfWord(at: Self.sleepersOffset)
         sleepers.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent)
-        defer { sleepers.pointee.wrappingSubtract(1, ordering: .sequentiallyConsistent) }
+        defer { Self.lower(sleepers) }
         _ = chronicle_futex_wait(futexAddress(Self.syncSequenceOffset), sequence,
                                  Int64(Self.syncWaitLimit / .nanoseconds(1)))
     }
