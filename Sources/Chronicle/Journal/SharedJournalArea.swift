@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 #if os(Linux)
-import ChronicleFutex
+internal import ChronicleFutex
 #endif
 import Foundation
 import Synchronization
@@ -292,11 +292,13 @@ final class SharedJournalArea: @unchecked Sendable {
     ///   appended since the sync before it started: the ones it covered and
     ///   those appended while it ran, about one a writing process), and the
     ///   next syncing process first sleeps on the bell, which each append
-    ///   rings, until that many commits are appended since the last sync
+    ///   rings (``didAppend()``), until that many commits are appended since the last sync
     ///   started, or for twice as long as the last sync took (at most
-    ///   ``GroupCommit/maxGatherWindow``). One process alone never waits;
-    ///   one that died costs the processes the window once (the next sync
-    ///   sees one commit fewer).
+    ///   ``GroupCommit/maxGatherWindow``). Only commits of several
+    ///   journals are gathered for (one process's writer threads gathered
+    ///   in its ``GroupCommit`` already), so one process alone never waits;
+    ///   one that died costs the others the window once (the next sync sees
+    ///   one commit fewer).
     ///
     /// Elsewhere (no futex every platform has; a polled wait was tried and
     /// cost more than the syncs it saved) a process waits for the lock in
