@@ -146,6 +146,39 @@ struct ConcurrencyStressTests {
         #expect(gizmo.name.hasSuffix("-199"))
     }
 
+    /// Another thread reading an instance while the write that adds it is
+    /// in progress reads the instance's own values (the published state has
+    /// no record of it yet); once the write commits, the record.
+    @Test(.timeLimit(.minutes(1)))
+    func anInstanceBeingAddedReadsItsOwnValuesOnAnotherThread() throws {
+        let store = try scratchStore()
+        let gizmo = Gizmo()
+        gizmo.id = 7
+        gizmo.name = "seven"
+        final class Seen: @unchecked Sendable { // written by the reading thread before it signals, read after the wait
+            var id = 0, name = ""
+        }
+        func readOnAnotherThread() -> Seen {
+            let seen = Seen(), done = DispatchSemaphore(value: 0)
+            Thread {
+                seen.id = gizmo.id
+                seen.name = gizmo.name
+                done.signal()
+            }.start()
+            done.wait()
+            return seen
+        }
+        try store.write {
+            store.add(gizmo)
+            gizmo.name = "seven, renamed"
+            let seen = readOnAnotherThread()
+            #expect(seen.id == 7)
+            #expect(seen.name == "seven")
+        }
+        let seen = readOnAnotherThread()
+        #expect(seen.name == "seven, renamed")
+    }
+
     /// `add` moves an instance from its own values to the store's while
     /// other tasks read it: each read sees one or the other, never a torn
     /// location (the location is kept under the values' mutex).

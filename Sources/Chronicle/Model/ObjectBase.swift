@@ -303,6 +303,30 @@ open class ObjectBase: @unchecked Sendable {
         return body(&value)
     }
 
+    /// An instance `add` made managed in a write another thread has in
+    /// progress, read from this thread: the published state has no record
+    /// of it until that write commits, so it reads its own values, which
+    /// `add` keeps, as it did before the add (`kept`); if the write
+    /// committed meanwhile, the record it published (`record`). `nil` when
+    /// the instance was not added so, or its object was deleted since, or
+    /// the write that added it rolled back: a read of it is then an error.
+    ///
+    /// The order makes it exact: a writer publishes its state before it
+    /// withdraws as the store's writer, so a write seen finished here (no
+    /// writer) either published the record, which the look-up after finds,
+    /// or rolled back.
+    private func valueWhileAddedElsewhere(table: TableBinding, key: ObjectKey,
+                                          ordinal: Int) -> (record: ObjectRecord?, kept: any _PersistableProperty)? {
+        guard liveTable == nil, binding.loadUnmanaged() == nil, let storage = unmanagedValues,
+              let added = storage.added, added.version > 0, added.key == key else { return nil }
+        let store = table.store
+        let writer = store.owner.load(ordering: .acquiring)
+        let published = store.committedState()
+        if let record = published.object(table: table.index, key: key) { return (record, storage.keptValue(ordinal: ordinal)) }
+        guard published.version < added.version, writer != 0, writer != currentThreadID() else { return nil }
+        return (nil, storage.keptValue(ordinal: ordinal))
+    }
+
     /// Unmanaged, added, recording, frozen, computed (linking objects) and
     /// deleted objects.
     @inline(never)
@@ -321,6 +345,9 @@ open class ObjectBase: @unchecked Sendable {
                 table.store.readableRecord(table: table.index, key: key)
             }
             guard let record else {
+                if frozen == nil, let value = valueWhileAddedElsewhere(table: table, key: key, ordinal: ordinal) {
+                    return value.record.map { V._read($0[property], in: context) } ?? (value.kept as! V)
+                }
                 preconditionFailure("Chronicle: reading '\(table.metadata.propertyName(ordinal: ordinal))' of a \(table.metadata.name) that was deleted or is not in this version. Check `isInvalidated` before reading an object another write may delete.")
             }
             return V._read(record[property], in: context)

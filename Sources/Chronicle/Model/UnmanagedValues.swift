@@ -47,12 +47,17 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         /// references the store unowned).
         let store: Store
         let key: ObjectKey
+        /// The version of the commit that creates the object (0: it existed
+        /// already). Until the store publishes that version, other threads'
+        /// reads find no record, and read the instance's own values instead
+        /// (see ``ObjectBase``'s reads).
+        let version: UInt64
 
         /// Sets `added` to object `key` of `table` unless `add` already
         /// bound the instance (to another store, on another thread): the
         /// first binding stays. Call with the values' lock held.
-        static func bind(_ added: inout AddedLocation?, table: TableBinding, key: ObjectKey) {
-            if added == nil { added = AddedLocation(table: table, store: table.store, key: key) }
+        static func bind(_ added: inout AddedLocation?, table: TableBinding, key: ObjectKey, version: UInt64) {
+            if added == nil { added = AddedLocation(table: table, store: table.store, key: key, version: version) }
         }
     }
 
@@ -123,7 +128,13 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
     /// Makes the instance stand for object `key` of `table`, unless `add`
     /// already did.
     func bindIfUnmanaged(table: TableBinding, key: ObjectKey) {
-        withLockedHeader { added, _ in AddedLocation.bind(&added, table: table, key: key) }
+        withLockedHeader { added, _ in AddedLocation.bind(&added, table: table, key: key, version: 0) }
+    }
+
+    /// The value at `ordinal`, which `add` keeps: what another thread
+    /// reads while the write that adds the instance is in progress.
+    func keptValue(ordinal: Int) -> any _PersistableProperty {
+        withLockedHeader { _, values in values[ordinal] }
     }
 
     /// The value at `ordinal` while the instance is unmanaged; `nil` once

@@ -247,7 +247,7 @@ final class Transaction: @unchecked Sendable {
             // references) and then copied the shared array again on the
             // first write: two copies of every value of every object added.
             storage.withLockedHeader { added, values in
-                if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key) }
+                if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: state.version + 1) }
                 withUnsafeTemporaryAllocation(of: PersistedValue.self, capacity: values.count) { persisted in
                     for ordinal in values.indices {
                         let context = _WriteContext(transaction: self, table: table, key: key, property: ordinal)
@@ -265,7 +265,7 @@ final class Transaction: @unchecked Sendable {
         // link adds the objects it links to, which may link back to this
         // one (and must find it managed).
         let values = storage.withLockedHeader { added, values in
-            if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key) }
+            if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: state.version + 1) }
             return ContiguousArray(values)
         }
         var persisted = template.defaults
