@@ -306,8 +306,8 @@ open class ObjectBase: @unchecked Sendable {
     /// An instance `add` made managed in a write another thread has in
     /// progress, read from this thread: the published state has no record
     /// of it until that write commits, so it reads its own values, which
-    /// `add` keeps, as it did before the add (`kept`); if the write
-    /// committed meanwhile, the record it published (`record`). `nil` when
+    /// `add` keeps, as it did before the add; if the write committed
+    /// meanwhile, the record it published. `nil` when
     /// the instance was not added so, or its object was deleted since, or
     /// the write that added it rolled back: a read of it is then an error.
     ///
@@ -315,16 +315,24 @@ open class ObjectBase: @unchecked Sendable {
     /// withdraws as the store's writer, so a write seen finished here (no
     /// writer) either published the record, which the look-up after finds,
     /// or rolled back.
-    private func valueWhileAddedElsewhere(table: TableBinding, key: ObjectKey,
-                                          ordinal: Int) -> (record: ObjectRecord?, kept: any _PersistableProperty)? {
+    private func readWhileAddedElsewhere(table: TableBinding, key: ObjectKey) -> AddedRead? {
+        // `key` is the added location's: `managedLocation` came from it.
         guard liveTable == nil, binding.loadUnmanaged() == nil, let storage = unmanagedValues,
-              let added = storage.added, added.version > 0, added.key == key else { return nil }
+              let added = storage.added, added.version > 0 else { return nil }
         let store = table.store
         let writer = store.owner.load(ordering: .acquiring)
         let published = store.committedState()
-        if let record = published.object(table: table.index, key: key) { return (record, storage.keptValue(ordinal: ordinal)) }
+        if let record = published.object(table: table.index, key: key) { return .published(record) }
         guard published.version < added.version, writer != 0, writer != currentThreadID() else { return nil }
-        return (nil, storage.keptValue(ordinal: ordinal))
+        return .ownValues(storage)
+    }
+
+    /// Where a read of an instance being added elsewhere finds its value.
+    private enum AddedRead {
+        /// The write committed meanwhile: its record.
+        case published(ObjectRecord)
+        /// The write is still in progress: the instance's own values.
+        case ownValues(UnmanagedValues)
     }
 
     /// Unmanaged, added, recording, frozen, computed (linking objects) and
@@ -345,8 +353,10 @@ open class ObjectBase: @unchecked Sendable {
                 table.store.readableRecord(table: table.index, key: key)
             }
             guard let record else {
-                if frozen == nil, let value = valueWhileAddedElsewhere(table: table, key: key, ordinal: ordinal) {
-                    return value.record.map { V._read($0[property], in: context) } ?? (value.kept as! V)
+                switch frozen == nil ? readWhileAddedElsewhere(table: table, key: key) : nil {
+                case .published(let record)?: return V._read(record[property], in: context)
+                case .ownValues(let storage)?: return storage.keptValue(ordinal: ordinal) as! V
+                case nil: break
                 }
                 preconditionFailure("Chronicle: reading '\(table.metadata.propertyName(ordinal: ordinal))' of a \(table.metadata.name) that was deleted or is not in this version. Check `isInvalidated` before reading an object another write may delete.")
             }
