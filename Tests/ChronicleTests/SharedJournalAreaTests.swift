@@ -3,6 +3,18 @@ import Synchronization
 import Testing
 @testable import Chronicle
 
+/// Two areas on one new journal's file, standing for two processes, and
+/// the identifier of the file the first adopted (its data synced to 64).
+func twoProcesses(gatherWindowLimit: Duration = GroupCommit.maxGatherWindow) throws
+    -> (a: SharedJournalArea, b: SharedJournalArea, file: UUID) {
+    let url = try JournalFixtures.journalURL()
+    let file = UUID()
+    let a = try SharedJournalArea(journalURL: url, gatherWindowLimit: gatherWindowLimit)
+    let b = try SharedJournalArea(journalURL: url, gatherWindowLimit: gatherWindowLimit)
+    a.adopt(fileID: file, syncedEnd: 64)
+    return (a, b, file)
+}
+
 /// The words processes sharing a journal keep next to it: two areas on one
 /// file stand for two processes (each maps the file and locks it through a
 /// description of its own).
@@ -16,10 +28,7 @@ struct SharedJournalAreaTests {
     }
 
     @Test func aSyncCoversWhatAnyProcessWroteBeforeIt() throws {
-        let url = try JournalFixtures.journalURL()
-        let file = UUID()
-        let a = try SharedJournalArea(journalURL: url), b = try SharedJournalArea(journalURL: url)
-        a.adopt(fileID: file, syncedEnd: 64)
+        let (a, b, file) = try twoProcesses()
         b.adopt(fileID: file, syncedEnd: 64)
         let syncs = Syncs()
         a.didWrite(upTo: 100)
@@ -37,10 +46,7 @@ struct SharedJournalAreaTests {
     }
 
     @Test func aFailedSyncRecordsNothing() throws {
-        let url = try JournalFixtures.journalURL()
-        let file = UUID()
-        let a = try SharedJournalArea(journalURL: url), b = try SharedJournalArea(journalURL: url)
-        a.adopt(fileID: file, syncedEnd: 64)
+        let (a, b, file) = try twoProcesses()
         a.didWrite(upTo: 100)
         #expect(throws: JournalError.self) {
             try a.syncCovering(100, fileID: file) { () throws(JournalError) in throw .failed(reason: "disk") }
@@ -94,11 +100,7 @@ struct SharedJournalAreaGatheringTests {
     }
 
     @Test func aSyncWaitsForAsManyCommitsAsTheLastSyncSaw() throws {
-        let url = try JournalFixtures.journalURL()
-        let file = UUID()
-        let a = try SharedJournalArea(journalURL: url, gatherWindowLimit: .seconds(30))
-        let b = try SharedJournalArea(journalURL: url, gatherWindowLimit: .seconds(30))
-        a.adopt(fileID: file, syncedEnd: 64)
+        let (a, b, file) = try twoProcesses(gatherWindowLimit: .seconds(30))
         let syncs = Syncs()
         a.didWrite(upTo: 100)
         b.didWrite(upTo: 150)
@@ -127,10 +129,7 @@ struct SharedJournalAreaGatheringTests {
     }
 
     @Test func commitsOfOneJournalAloneAreNotGatheredFor() throws {
-        let url = try JournalFixtures.journalURL()
-        let file = UUID()
-        let a = try SharedJournalArea(journalURL: url), b = try SharedJournalArea(journalURL: url)
-        a.adopt(fileID: file, syncedEnd: 64)
+        let (a, b, file) = try twoProcesses()
         // One process's writer threads: its group commit gathered them.
         for end in [100, 150, 200] { a.didWrite(upTo: end) }
         let syncs = Syncs()
@@ -148,10 +147,7 @@ struct SharedJournalAreaGatheringTests {
     }
 
     @Test func aProcessWaitingForAnothersSyncFindsItsCommitCovered() throws {
-        let url = try JournalFixtures.journalURL()
-        let file = UUID()
-        let a = try SharedJournalArea(journalURL: url), b = try SharedJournalArea(journalURL: url)
-        a.adopt(fileID: file, syncedEnd: 64)
+        let (a, b, file) = try twoProcesses()
         let syncs = Syncs()
         a.didWrite(upTo: 100)
         b.didWrite(upTo: 150)
