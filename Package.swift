@@ -13,16 +13,17 @@ let package = Package(
     targets: [
         .target(
             name: "Chronicle",
-            dependencies: ["ChronicleFutex"],
+            dependencies: ["ChronicleSystem"],
             path: "Sources/Chronicle",
             exclude: ["README.md"]
         ),
-        // Two C wrappers of Linux's futex system call, which Swift cannot
-        // call (it is variadic): the processes sharing a journal sleep on
-        // words of its shared area. Empty elsewhere.
+        // What Swift cannot reach by itself, in inline C: Linux's futex
+        // system call (variadic), on which the processes sharing a journal
+        // sleep, and the processor's CRC-32C instruction, for the
+        // checksum that frames every journal record.
         .target(
-            name: "ChronicleFutex",
-            path: "Sources/ChronicleFutex"
+            name: "ChronicleSystem",
+            path: "Sources/ChronicleSystem"
         ),
         // Test support for Swift Testing: fresh stores, deterministic ids and
         // clocks, commit and change-stream expectations, journal snapshots.

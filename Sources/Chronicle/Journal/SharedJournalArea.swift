@@ -6,7 +6,7 @@ import Musl
 import Darwin
 #endif
 #if os(Linux)
-internal import ChronicleFutex
+internal import ChronicleSystem
 #endif
 import Foundation
 import Synchronization
