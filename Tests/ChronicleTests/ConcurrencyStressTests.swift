@@ -179,6 +179,45 @@ struct ConcurrencyStressTests {
         #expect(seen.name == "seven, renamed")
     }
 
+    /// The same for collection properties and linking objects: an
+    /// employee being added, with a list of two dogs, read on another
+    /// thread while the write runs, shows its own list (two dogs, named as
+    /// before the write changed them) and the dogs no owner yet; after the
+    /// commit, the store's.
+    @Test(.timeLimit(.minutes(1)))
+    func collectionsOfAnInstanceBeingAddedReadTheirOwnValuesOnAnotherThread() throws {
+        let store = try scratchStore()
+        let employee = Employee()
+        employee.firstName = "Ann"
+        let rex = Dog(), fido = Dog()
+        rex.name = "Rex"
+        fido.name = "Fido"
+        employee.dogs.append(contentsOf: [rex, fido])
+        struct Seen: Sendable { var dogs: [String] = [], owners = -1 }
+        func readOnAnotherThread() -> Seen {
+            let seen = Locked(Seen()), done = DispatchSemaphore(value: 0)
+            Thread {
+                let dogs = employee.dogs.map(\.name)
+                let owners = rex.person.count
+                seen.withLock { $0 = Seen(dogs: dogs, owners: owners) }
+                done.signal()
+            }.start()
+            done.wait()
+            return seen.withLock { $0 }
+        }
+        try store.write {
+            store.add(employee)
+            employee.dogs.append(Dog())
+            rex.name = "Rex II"
+            let seen = readOnAnotherThread()
+            #expect(seen.dogs == ["Rex", "Fido"])
+            #expect(seen.owners == 0)
+        }
+        let seen = readOnAnotherThread()
+        #expect(seen.dogs == ["Rex II", "Fido", ""])
+        #expect(seen.owners == 1)
+    }
+
     /// `add` moves an instance from its own values to the store's while
     /// other tasks read it: each read sees one or the other, never a torn
     /// location (the location is kept under the values' mutex).
