@@ -254,6 +254,28 @@ struct EncodedIterationTests {
         #expect(!table.isBuilt)
     }
 
+    /// Strings read straight from a block's bytes (at most 15 ASCII bytes)
+    /// and the checked way (longer, or not ASCII) read as written, and the
+    /// values after them too.
+    @Test func shortStringsReadStraightFromTheBlockReadAsWritten() throws {
+        let notes = (0...17).map { String("abcdefghijklmnopqrstuvwxyz".prefix($0)) }
+            + ["é", "éé", "naïve", "\u{7F}", "tab\there", "fifteen-letters", "sixteen-letters!"]
+        var expected: [String] = []
+        let (store, table) = try Lazy.reopenedLazily(try Lazy.lazyConfiguration(), table: "Annotated") { store in
+            try store.write {
+                for id in 0..<300 {
+                    let annotated = Annotated()
+                    let remark: String? = id % 4 == 0 ? nil : notes[(id / 4) % notes.count]
+                    (annotated.id, annotated.note, annotated.remark, annotated.count) = (id, notes[id % notes.count], remark, Self.count(id))
+                    store.add(annotated)
+                    expected.append("\(id)|\(annotated.note)|\(remark ?? "nil")|\(Self.count(id))")
+                }
+            }
+        }
+        #expect(store.objects(Annotated.self).map { "\($0.id)|\($0.note)|\($0.remark ?? "nil")|\($0.count)" } == expected)
+        #expect(!table.isBuilt)
+    }
+
     /// Frozen and filtered iterations take the ordinary path, with the same answers.
     @Test func frozenAndFilteredIterationsAnswerAsBefore() throws {
         let configuration = try Self.readings(400)

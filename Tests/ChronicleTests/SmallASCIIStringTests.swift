@@ -38,6 +38,39 @@ struct SmallASCIIStringTests {
         #expect(decoded == text)
     }
 
+    /// The reader's short-string path reads the length in place: a string
+    /// that ends exactly at the end of the input reads, one a byte short
+    /// fails as the checked path fails, and short non-ASCII or invalid
+    /// bytes go the checked way (decoded, or refused).
+    @Test func theReadersShortPathKeepsTheCheckedPathsAnswers() throws {
+        func read(_ bytes: [UInt8]) -> Result<[String], BinaryReader.Malformed> {
+            bytes.withUnsafeBytes { raw in
+                var reader = BinaryReader(raw)
+                var strings: [String] = []
+                do throws(BinaryReader.Malformed) {
+                    while !reader.isAtEnd { strings.append(try reader.string()) }
+                    return .success(strings)
+                } catch {
+                    return .failure(error)
+                }
+            }
+        }
+        #expect(try read([3] + Array("abc".utf8) + [0] + [2] + Array("de".utf8)).get() == ["abc", "", "de"])
+        #expect(try read([15] + Array("fifteen letters".utf8)).get() == ["fifteen letters"])
+        #expect(try read([5] + Array("café".utf8)).get() == ["café"])
+        // One byte short: the checked path's error, at the length.
+        guard case .failure(let short) = read([4] + Array("abc".utf8)) else {
+            Issue.record("a string running past the end must fail")
+            return
+        }
+        #expect(short.offset == 1 && short.reason.contains("runs past the end"))
+        guard case .failure(let invalid) = read([2, 0x61, 0xFF]) else {
+            Issue.record("invalid UTF-8 must fail")
+            return
+        }
+        #expect(invalid.reason.contains("not valid UTF-8"))
+    }
+
     @Test func longOrNonASCIIBytesAreLeftToTheOrdinaryWay() {
         for text in ["sixteen letters!", "café", "\u{7F}\u{80}", String(repeating: "a", count: 100)] {
             let bytes = Array(text.utf8)

@@ -218,7 +218,10 @@ final class CheckpointTable: EncodedTable {
     /// its checksums can tell the difference.
     func value(in bytes: UnsafeRawBufferPointer, property index: Int) -> PersistedValue? {
         let (offset, stepped) = stepOverPlainValues(in: bytes, before: index)
-        if stepped == index, let integer = plainInteger(in: bytes, at: offset, property: index) { return .int(integer) }
+        if stepped == index {
+            if let integer = plainInteger(in: bytes, at: offset, property: index) { return .int(integer) }
+            if let string = plainSmallString(in: bytes, at: offset, property: index) { return .string(string) }
+        }
         var r = BinaryReader(bytes, offset: offset)
         do {
             for skipped in stepped..<index {
@@ -301,6 +304,24 @@ final class CheckpointTable: EncodedTable {
             next += 1
         }
         return nil
+    }
+
+    /// The string at `offset` of `bytes`, made straight from its bytes, if
+    /// it is one (its tag), property `index` takes strings, and it is at
+    /// most ``SmallASCIIString/capacity`` ASCII bytes (valid UTF-8 as they
+    /// are; most names and titles): what the checked reader would return,
+    /// without its varint, bounds and UTF-8 steps. `nil` otherwise, for
+    /// the checked reader to answer.
+    @inline(__always)
+    private func plainSmallString(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> String? {
+        guard let base = bytes.baseAddress, bytes.count - offset >= 2,
+              base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.stringTag,
+              slots[index].isPlain, slots[index].takesStrings else { return nil }
+        // A length this short is one varint byte (below 0x80).
+        let length = Int(base.load(fromByteOffset: offset + 1, as: UInt8.self))
+        guard length <= SmallASCIIString.capacity, length <= bytes.count - offset - 2 else { return nil }
+        let start = offset + 2
+        return SmallASCIIString.make(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]).bindMemory(to: UInt8.self))
     }
 
     /// Whether `value` fits property `index` of the table, as the restore

@@ -169,6 +169,18 @@ struct BinaryReader {
     private func pastTheEnd(_ count: Int) -> Malformed { fail("length \(count) runs past the end") }
 
     mutating func string() throws(Malformed) -> String {
+        // At most 15 ASCII bytes (most names and titles): the length's one
+        // varint byte read in place and the string laid out straight from
+        // its bytes, without the checked steps below (which give the same
+        // string).
+        if let base = buffer.baseAddress, offset < buffer.count {
+            let length = Int(base.load(fromByteOffset: offset, as: UInt8.self))
+            if length <= SmallASCIIString.capacity, length < buffer.count - offset,
+               let small = SmallASCIIString.make(UnsafeRawBufferPointer(start: base + offset + 1, count: length).bindMemory(to: UInt8.self)) {
+                offset += 1 + length
+                return small
+            }
+        }
         let length = try count(limit: remaining)
         let start = offset
         let raw = try bytes(length)
