@@ -217,11 +217,48 @@ final class CheckpointTable: EncodedTable {
     /// stepped over, what follows the value): only a file crafted to pass
     /// its checksums can tell the difference.
     func value(in bytes: UnsafeRawBufferPointer, property index: Int) -> PersistedValue? {
+        switch read(in: bytes, property: index) {
+        case .slot(let tag, var words): withUnsafeBytes(of: &words) { RecordStorage.load($0.baseAddress.unsafelyUnwrapped, tag: tag) }
+        case .value(let value): value
+        case .unreadable: nil
+        }
+    }
+
+    /// What a read of one value of an encoded object found (see
+    /// ``read(in:property:)``).
+    enum EncodedRead {
+        /// A plain integer, or a string of at most ``SmallASCIIString/capacity``
+        /// ASCII bytes, as a record's slot holds it: its two words and its
+        /// ``RecordStorage/Tag``. Nothing to release (the string is small).
+        case slot(tag: UInt64, words: (UInt64, UInt64))
+        /// Any other value, decoded and checked.
+        case value(PersistedValue)
+        /// The value does not decode or fit the property.
+        case unreadable
+    }
+
+    /// ``value(in:property:)``, handing a plain integer or a short ASCII
+    /// string back as a record's slot would hold it, so that a primitive
+    /// read converts from there without making a ``PersistedValue`` and
+    /// destroying it again (see ``ObjectBase``'s `withCurrentValue`).
+    @inline(__always)
+    func read(in bytes: UnsafeRawBufferPointer, property index: Int) -> EncodedRead {
         let (offset, stepped) = stepOverPlainValues(in: bytes, before: index)
         if stepped == index {
-            if let integer = plainInteger(in: bytes, at: offset, property: index) { return .int(integer) }
-            if let string = plainSmallString(in: bytes, at: offset, property: index) { return .string(string) }
+            if let integer = plainInteger(in: bytes, at: offset, property: index) {
+                return .slot(tag: RecordStorage.Tag.int, words: (UInt64(bitPattern: integer), 0))
+            }
+            if let string = plainSmallString(in: bytes, at: offset, property: index) {
+                return .slot(tag: RecordStorage.Tag.string, words: unsafeBitCast(string, to: (UInt64, UInt64).self))
+            }
         }
+        guard let value = checkedValue(in: bytes, from: offset, stepped: stepped, property: index) else { return .unreadable }
+        return .value(value)
+    }
+
+    /// The checked reader's part of ``read(in:property:)``, from `offset`,
+    /// where `stepped` values were stepped over.
+    private func checkedValue(in bytes: UnsafeRawBufferPointer, from offset: Int, stepped: Int, property index: Int) -> PersistedValue? {
         var r = BinaryReader(bytes, offset: offset)
         do {
             for skipped in stepped..<index {

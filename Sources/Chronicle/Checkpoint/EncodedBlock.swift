@@ -43,13 +43,25 @@ final class EncodedBlock: Sendable {
     /// `key`; `nil` if the block does not hold the object or the value does
     /// not decode or fit the property.
     func value(forKey key: Int64, property: Int) -> PersistedValue? {
+        switch read(forKey: key, property: property) {
+        case .slot(let tag, var words): withUnsafeBytes(of: &words) { RecordStorage.load($0.baseAddress.unsafelyUnwrapped, tag: tag) }
+        case .value(let value): value
+        case .unreadable: nil
+        }
+    }
+
+    /// ``value(forKey:property:)`` as ``CheckpointTable/read(in:property:)``
+    /// answers it: a plain integer or short string as a record's slot holds
+    /// it. `.unreadable` also when the block does not hold the object.
+    @inline(__always)
+    func read(forKey key: Int64, property: Int) -> CheckpointTable.EncodedRead {
         // Once the table is built (damage found, perhaps in this block),
         // reads answer from it.
-        guard !table.isBuilt, let position = position(of: key) else { return nil }
+        guard !table.isBuilt, let position = position(of: key) else { return .unreadable }
         let object = objects[position]
         // The block's reader checked that the object's bytes are in the file.
         let bytes = UnsafeRawBufferPointer(start: file.bytes.baseAddress.unsafelyUnwrapped + object.start, count: object.count)
-        return table.value(in: bytes, property: property)
+        return table.read(in: bytes, property: property)
     }
 
     /// Where object `key` is in ``objects``.

@@ -292,10 +292,17 @@ open class ObjectBase: @unchecked Sendable {
                 // the publication are not looked up again, and the value is
                 // not returned out of an outlined call through an optional.
                 // Unretained: the handle keeps the block.
+                // A plain integer or short string comes as a slot's words:
+                // no `PersistedValue` made and destroyed around the read.
                 let block = Unmanaged.passUnretained(liveEncoded.unsafelyUnwrapped)
                 let key = liveKey.rawValue
-                if var value = withExtendedLifetime(self, { block._withUnsafeGuaranteedRef { $0.value(forKey: key, property: property) } }) {
+                switch withExtendedLifetime(self, { block._withUnsafeGuaranteedRef { $0.read(forKey: key, property: property) } }) {
+                case .slot(let tag, var words):
+                    return withUnsafeBytes(of: &words) { slot($0.baseAddress.unsafelyUnwrapped, tag) }
+                case .value(var value):
                     return body(&value)
+                case .unreadable:
+                    break
                 }
             }
         }
