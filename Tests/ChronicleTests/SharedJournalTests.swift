@@ -162,11 +162,16 @@ struct SharedJournalTests {
         for id in 1...20 {
             try a.write { a.create(SharedItem.self, value: ["id": id, "score": 1]) }
         }
+        // Asleep again (had a commit woken it, the count would show it by now).
+        #expect(Self.eventually { area.ownSleepingFollowers == 1 })
         #expect(a.followerWakeUps == 0)
 
         let b = try Self.open(url)
         let item = try #require(a.object(ofType: SharedItem.self, forPrimaryKey: 1))
         let changes = item.changes(keyPaths: [\.score])
+        // A's follower asleep, so that B's commit wakes it (a follower
+        // between two sleeps finds the commit without being woken).
+        #expect(Self.eventually { area.ownSleepingFollowers == 1 })
         try b.write { b.object(ofType: SharedItem.self, forPrimaryKey: 1)!.score = 2 }
         var iterator = changes.makeAsyncIterator()
         guard case .change(_, let properties)? = await iterator.next() else {
@@ -175,15 +180,21 @@ struct SharedJournalTests {
         }
         #expect(properties.map(\.name) == ["score"])
         #expect(properties.first?.newValue as? Int == 2)
-        #expect((a.followerWakeUps ?? 0) >= 1)
+        #expect(Self.eventually { (a.followerWakeUps ?? 0) >= 1 })
         // Once B is gone (its follower's thread ends soon after the close),
-        // A is alone again: its commits wake no one.
+        // A is alone again: its commits wake no one. B's follower, ending,
+        // wakes every follower of the file, A's too: A's has handled that
+        // wake-up once it sleeps again.
+        let sleeps = try #require(a.followerSleeps)
         try b.close()
-        #expect(Self.eventually { area.sleepingFollowers == 1 && area.ownSleepingFollowers == 1 })
+        #expect(Self.eventually {
+            (a.followerSleeps ?? 0) > sleeps && area.sleepingFollowers == 1 && area.ownSleepingFollowers == 1
+        })
         let wakeUps = try #require(a.followerWakeUps)
         for id in 21...30 {
             try a.write { a.create(SharedItem.self, value: ["id": id, "score": 1]) }
         }
+        #expect(Self.eventually { area.ownSleepingFollowers == 1 })
         #expect(a.followerWakeUps == wakeUps)
     }
     #endif

@@ -36,10 +36,18 @@ final class AppendFollower: CommitFollower, Sendable {
     private final class Flags: Sendable {
         let stopped = Atomic<Bool>(false)
         let wokenUp = Atomic<Int>(0)
+        let sleeps = Atomic<Int>(0)
     }
 
-    /// How many times a wake-up or an append, not the fallback, ended a sleep (for tests).
+    /// How many times a wake-up that found new appends ended a sleep (for
+    /// tests): not the fallback, not a wake-up with no append (another
+    /// journal's follower ending), and not an append that came before the
+    /// sleep began.
     var wakeUps: Int { flags.wokenUp.load(ordering: .relaxed) }
+
+    /// How many times the thread began a sleep (for tests: a wake-up has
+    /// been handled once this grows and the thread sleeps again).
+    var sleeps: Int { flags.sleeps.load(ordering: .relaxed) }
 
     /// Starts the thread.
     init(area: SharedJournalArea, fallback: Duration, onChange: @escaping @Sendable () -> Void) {
@@ -51,10 +59,14 @@ final class AppendFollower: CommitFollower, Sendable {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) // 0: this thread, on Linux
             var seen = area.appendCount
             while !flags.stopped.load(ordering: .acquiring) {
+                flags.sleeps.wrappingAdd(1, ordering: .relaxed)
                 let woken = area.sleepUntilAppend(after: seen, timeout: fallback)
                 if flags.stopped.load(ordering: .acquiring) { break }
-                if woken { flags.wokenUp.wrappingAdd(1, ordering: .relaxed) }
-                seen = area.appendCount
+                let count = area.appendCount
+                // Counted only when it found appends: a closing journal's
+                // follower wakes every follower of the file on its way out.
+                if woken && count != seen { flags.wokenUp.wrappingAdd(1, ordering: .relaxed) }
+                seen = count
                 onChange()
             }
         }

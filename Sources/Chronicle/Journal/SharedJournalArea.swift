@@ -220,7 +220,9 @@ final class SharedJournalArea: @unchecked Sendable {
 
     /// Sleeps until an append count other than `count`, a wake-up
     /// (``wakeFollowers()``, which ``didAppend()`` calls), or `timeout`.
-    /// - Returns: whether a wake-up or a new count, not the timeout, ended it.
+    /// - Returns: whether a wake-up ended it: not the timeout, and not a
+    ///   count that had moved already when the sleep began (an append found
+    ///   then, the follower's own store's included, wakes no one).
     @discardableResult
     func sleepUntilAppend(after count: UInt32, timeout: Duration) -> Bool {
         let followers = halfWord(at: Self.followersOffset)
@@ -230,7 +232,7 @@ final class SharedJournalArea: @unchecked Sendable {
             ownFollowersSleeping.wrappingSubtract(1, ordering: .sequentiallyConsistent)
             Self.lower(followers)
         }
-        return chronicle_futex_wait(futexAddress(Self.commitsOffset), count, Int64(timeout / .nanoseconds(1))) != ETIMEDOUT
+        return chronicle_futex_wait(futexAddress(Self.commitsOffset), count, Int64(timeout / .nanoseconds(1))) == 0
     }
 
     /// Lowers a count of sleepers by one, unless it is 0 already (an

@@ -119,12 +119,24 @@ extension Store {
         }
     }
 
-    /// How many times the store's follower was woken to look (not by its
-    /// fallback timer), on Linux; `nil` elsewhere or when it follows no one.
+    /// How many times the store's follower was woken by another journal's
+    /// append (not by its fallback timer, a wake-up with no append, or an
+    /// append it found before it slept), on Linux; `nil` elsewhere or when
+    /// it follows no one.
     /// For tests.
     var followerWakeUps: Int? {
         #if os(Linux)
         follower.withLock { ($0 as? AppendFollower)?.wakeUps }
+        #else
+        nil
+        #endif
+    }
+
+    /// How many times the store's follower began a sleep, on Linux; `nil`
+    /// elsewhere or when it follows no one. For tests.
+    var followerSleeps: Int? {
+        #if os(Linux)
+        follower.withLock { ($0 as? AppendFollower)?.sleeps }
         #else
         nil
         #endif
