@@ -217,11 +217,7 @@ final class CheckpointTable: EncodedTable {
     /// stepped over, what follows the value): only a file crafted to pass
     /// its checksums can tell the difference.
     func value(in bytes: UnsafeRawBufferPointer, property index: Int) -> PersistedValue? {
-        switch read(in: bytes, property: index) {
-        case .slot(let tag, var words): withUnsafeBytes(of: &words) { RecordStorage.load($0.baseAddress.unsafelyUnwrapped, tag: tag) }
-        case .value(let value): value
-        case .unreadable: nil
-        }
+        read(in: bytes, property: index).value
     }
 
     /// What a read of one value of an encoded object found (see
@@ -235,6 +231,15 @@ final class CheckpointTable: EncodedTable {
         case value(PersistedValue)
         /// The value does not decode or fit the property.
         case unreadable
+
+        /// The value read, whichever way; `nil` if unreadable.
+        var value: PersistedValue? {
+            switch self {
+            case .slot(let tag, var words): withUnsafeBytes(of: &words) { RecordStorage.load($0.baseAddress.unsafelyUnwrapped, tag: tag) }
+            case .value(let value): value
+            case .unreadable: nil
+            }
+        }
     }
 
     /// ``value(in:property:)``, handing a plain integer or a short ASCII

@@ -43,11 +43,7 @@ final class EncodedBlock: Sendable {
     /// `key`; `nil` if the block does not hold the object or the value does
     /// not decode or fit the property.
     func value(forKey key: Int64, property: Int) -> PersistedValue? {
-        switch read(forKey: key, property: property) {
-        case .slot(let tag, var words): withUnsafeBytes(of: &words) { RecordStorage.load($0.baseAddress.unsafelyUnwrapped, tag: tag) }
-        case .value(let value): value
-        case .unreadable: nil
-        }
+        read(forKey: key, property: property).value
     }
 
     /// ``value(forKey:property:)`` as ``CheckpointTable/read(in:property:)``
