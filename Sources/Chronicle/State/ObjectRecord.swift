@@ -17,6 +17,11 @@ public struct ObjectRecord: Hashable {
         storage = RecordStorage.make(values)
     }
 
+    /// A record of the values `storage` holds (which no one else may change).
+    init(storage: RecordStorage) {
+        self.storage = storage
+    }
+
     /// The number of values (the type's property count). O(1).
     public var count: Int { storage.count }
 

@@ -114,6 +114,54 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         return storage
     }
 
+    /// Storage for `count` values that `decode` writes straight into their
+    /// slots, one after another, returning each one's ``Tag``: what the
+    /// fold's read-ahead does with a `.create` event's values (see
+    /// ``EventCodec/decodeValue(_:intoSlot:)``), with no ``PersistedValue``
+    /// made, copied into the record and destroyed in between.
+    ///
+    /// If `decode` throws, the values it wrote before are destroyed and
+    /// the storage freed; the error is rethrown.
+    ///
+    /// - Complexity: O(`count`) plus `decode`; one allocation.
+    @inline(__always)
+    static func decoding<E: Error>(count: Int, _ decode: (UnsafeMutableRawPointer) throws(E) -> UInt64) throws(E) -> RecordStorage {
+        precondition(count <= Int(UInt16.max), "ObjectRecord: at most \(UInt16.max) values")
+        let extraWords = extraTagWords(count)
+        // Its count stays 0 until every value is in: a storage freed after a
+        // failed decode destroys nothing in its deinit.
+        let storage = unsafeDowncast(create(minimumCapacity: extraWords + 2 * count) { _ in 0 }, to: RecordStorage.self)
+        // The storage is held for the whole decode: its elements stay put.
+        let elements = storage.withUnsafeMutablePointerToElements { $0 }
+        for word in 0..<extraWords { elements[word] = 0 }
+        var header = UInt64(count)
+        let slots = UnsafeMutableRawPointer(elements + extraWords)
+        var index = 0
+        do throws(E) {
+            while index < count {
+                let tag = try decode(slots + 16 &* index)
+                if index < headerTags {
+                    header |= tag << UInt64(16 + 4 * index)
+                } else {
+                    let extra = index - headerTags
+                    elements[extra >> 4] |= tag << UInt64(4 * (extra & 15))
+                }
+                index += 1
+            }
+        } catch {
+            for decoded in 0..<index {
+                let tag = decoded < headerTags
+                    ? (header >> UInt64(16 + 4 * decoded)) & 0xF
+                    : (elements[(decoded - headerTags) >> 4] >> UInt64(4 * ((decoded - headerTags) & 15))) & 0xF
+                deinitialize(slots + 16 * decoded, tag: tag)
+            }
+            withExtendedLifetime(storage) {}
+            throw error
+        }
+        storage.word = header
+        return storage
+    }
+
     /// A storage of the same values, for a copy about to change one. O(*n*),
     /// one allocation.
     func copy() -> RecordStorage {
@@ -133,11 +181,26 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     }
 
     deinit {
-        let count = self.count
+        let word = self.word
+        let count = Int(truncatingIfNeeded: word & 0xFFFF)
         guard count > 0 else { return }
         withUnsafeMutablePointerToElements { elements in
-            for property in 0..<count {
-                Self.deinitialize(UnsafeMutableRawPointer(elements) + offset(of: property), tag: tag(of: property))
+            guard count <= Self.headerTags else {
+                for property in 0..<count {
+                    Self.deinitialize(UnsafeMutableRawPointer(elements) + offset(of: property), tag: tag(of: property))
+                }
+                return
+            }
+            // The header word holds every tag: shifted through, with no
+            // slot visited whose value is a number (freeing a store frees
+            // each of its records).
+            var tags = word &>> 16
+            var slot = UnsafeMutableRawPointer(elements)
+            for _ in 0..<count {
+                let tag = tags & 0xF
+                if tag >= Tag.decimal { Self.deinitialize(slot, tag: tag) }
+                tags &>>= 4
+                slot += 16
             }
         }
     }
@@ -305,8 +368,10 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         }
     }
 
+    /// Writes `value` into the uninitialised `slot`, as a record holds it
+    /// (its tag: `Tag.of(value)`).
     @inline(__always)
-    private static func initialize(_ slot: UnsafeMutableRawPointer, with value: PersistedValue) {
+    static func initialize(_ slot: UnsafeMutableRawPointer, with value: PersistedValue) {
         switch value {
         case .null: slot.storeBytes(of: 0, as: UInt64.self)
         case .bool(let bool): slot.storeBytes(of: 0, as: UInt64.self); slot.storeBytes(of: bool, as: Bool.self)

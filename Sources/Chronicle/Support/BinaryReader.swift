@@ -69,6 +69,9 @@ struct BinaryReader {
     /// The next byte, without consuming it; `nil` at the end.
     func peek() -> UInt8? { offset < buffer.count ? buffer[offset] : nil }
 
+    /// Consumes the byte ``peek()`` just returned (not `nil`).
+    mutating func skipPeekedByte() { offset += 1 }
+
     mutating func varint() throws(Malformed) -> UInt64 {
         // One byte, the commonest (tags, lengths, small integers), inline.
         if offset < buffer.count, buffer[offset] < 0x80 {
