@@ -54,21 +54,31 @@ struct PendingIndexEntries {
         let position = Int32(keys.count)
         keys.append(key)
         next.append(-1)
-        let mask = slots.count - 1
-        var slot = Self.start(hash, table, property) & mask
-        while true {
-            let entry = Int(slots[slot]) - 1
-            if entry < 0 { break }
-            if entries[entry].hash == hash, entries[entry].property == property,
-               entries[entry].table == table, entries[entry].value == value {
-                next[Int(entries[entry].last)] = position
-                entries[entry].last = position
-                return
+        // Probed through pointers: the arrays' subscripts copied each entry
+        // they compared (retaining its value) and checked every index.
+        let (found, free) = slots.withUnsafeBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries -> (Int, Int) in
+                let mask = slots.count - 1
+                var slot = Self.start(hash, table, property) & mask
+                while true {
+                    let entry = Int(slots[slot]) - 1
+                    if entry < 0 { return (-1, slot) }
+                    let candidate = entries.baseAddress.unsafelyUnwrapped + entry
+                    if candidate.pointee.hash == hash, candidate.pointee.property == property,
+                       candidate.pointee.table == table, candidate.pointee.value == value {
+                        return (entry, slot)
+                    }
+                    slot = (slot + 1) & mask
+                }
             }
-            slot = (slot + 1) & mask
+        }
+        if found >= 0 {
+            next[Int(entries[found].last)] = position
+            entries[found].last = position
+            return
         }
         entries.append(Entry(table: table, property: property, value: value, hash: hash, first: position, last: position))
-        slots[slot] = Int32(entries.count)
+        slots[free] = Int32(entries.count)
         if entries.count * 2 > slots.count { rehash(capacity: slots.count * 2) }
     }
 

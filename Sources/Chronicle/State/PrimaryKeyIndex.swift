@@ -40,6 +40,17 @@ struct PrimaryKeyIndex: Sendable {
         }
     }
 
+    /// The largest non-negative integer key, or −1 if there is none. O(1).
+    var largestInteger: Int64 { integers.lastKey ?? -1 }
+
+    /// Adds `count` non-negative integer keys — the `i`th `key(i)`, for
+    /// object `object(i)` — ascending from above ``largestInteger`` (see
+    /// ``PersistentIntMap/appendAscending(count:key:value:)``).
+    @inline(__always)
+    mutating func appendIntegers(count: Int, key: (Int) -> Int64, object: (Int) -> ObjectKey) {
+        integers.appendAscending(count: count, key: key, value: object)
+    }
+
     /// Traps if either trie breaks its invariants, or an integer key sits in the hash trie.
     func _checkInvariants() {
         integers._checkInvariants()

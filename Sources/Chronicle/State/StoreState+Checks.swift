@@ -112,6 +112,17 @@ extension StoreState {
         guard key.rawValue >= tables[table].nextKey || object(table: table, key: key) == nil else {
             throw .keyInUse(table: table, key: key)
         }
+        try checkCreatedValues(table, values)
+        if let primaryKey = tables[table].primaryKey, let other = self.key(table: table, primaryKey: values[primaryKey]) {
+            throw .duplicatePrimaryKey(values[primaryKey], existing: other)
+        }
+    }
+
+    /// The part of ``checkCreate(_:_:_:)`` that reads only the values and
+    /// the schema: their count, and each value against its property (a
+    /// link's target and ownership included). `table` must exist.
+    @inline(__always)
+    func checkCreatedValues<Values: CreatedValues>(_ table: Int, _ values: Values) throws(Reason) {
         guard values.count == schema[table].properties.count else {
             throw .valueCount(expected: schema[table].properties.count, actual: values.count)
         }
@@ -132,9 +143,6 @@ extension StoreState {
                     try checkOwnership(values[index].linkedKeys, through: properties[index], seen: &seen)
                 }
             }
-        }
-        if let primaryKey = tables[table].primaryKey, let other = self.key(table: table, primaryKey: values[primaryKey]) {
-            throw .duplicatePrimaryKey(values[primaryKey], existing: other)
         }
     }
 }

@@ -118,9 +118,17 @@ extension StoreState {
         // With records made ahead (a journal's fold), a run of creates files
         // its objects' secondary-index entries together, before the next
         // other event and at the commit's end (see `PendingIndexEntries`).
-        for index in commit.events.indices {
+        var index = 0
+        while index < commit.events.count {
             do throws(FoldError) {
                 if !records.isEmpty, case let .create(table, key, _) = commit.events[index] {
+                    let run = foldCreateRun(commit.events, from: index, table: table, records: records, created: created,
+                                            changes: &changes, deferring: &pending)
+                    if run > 0 {
+                        index += run
+                        created += run
+                        continue
+                    }
                     // The same checks and filing as `fold(_:changes:)`, with
                     // the record made ahead, which holds the values (the
                     // event's were dropped; see `CommitReadAhead`).
@@ -132,6 +140,7 @@ extension StoreState {
                     fileIndexEntries(&pending)
                     try apply(commit.events[index], changes: &changes)
                 }
+                index += 1
             } catch {
                 // Nothing gathered outlives a failed commit (the state is
                 // discarded; the list must be empty for the next fold).

@@ -128,6 +128,36 @@ struct Table: Sendable {
         }
     }
 
+    /// Adds `count` new objects — the `i`th `key(i)` holding `record(i)` —
+    /// to the objects and the primary-key index, and notes their
+    /// secondary-index entries in `pending`, as ``index(_:values:table:deferring:)``
+    /// and setting ``objects`` for each would, in order.
+    ///
+    /// Only for keys that ascend from ``nextKey`` on and, with a primary
+    /// key, integer primary keys (`primaryKey(i)`) that ascend from above
+    /// the index's largest: both tries then take them with
+    /// ``PersistentIntMap/appendAscending(count:key:value:)``.
+    ///
+    /// - Complexity: O(`count` + leaves touched × log64 n).
+    @inline(__always)
+    mutating func appendObjects(count: Int, key: (Int) -> ObjectKey, record: (Int) -> ObjectRecord,
+                                primaryKey: (Int) -> Int64, table: Int, deferring pending: inout PendingIndexEntries) {
+        guard count > 0 else { return }
+        undefer()
+        ownObjects.appendAscending(count: count, key: { key($0).rawValue }, value: record)
+        if self.primaryKey != nil { ownPrimaryKeyIndex.appendIntegers(count: count, key: primaryKey, object: key) }
+        let indexed = ownSecondaryIndexes.indices.filter { ownSecondaryIndexes[$0] != nil }
+        if !indexed.isEmpty {
+            for object in 0..<count {
+                let record = record(object)
+                for property in indexed {
+                    pending.add(key(object), table: table, property: property, value: record[property])
+                }
+            }
+        }
+        nextKey = max(nextKey, key(count - 1).rawValue + 1)
+    }
+
     /// Removes `key` from the primary-key and secondary indexes.
     mutating func unindex(_ key: ObjectKey, _ record: ObjectRecord) {
         undefer()

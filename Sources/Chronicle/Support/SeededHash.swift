@@ -66,11 +66,19 @@ enum SeededHash {
             hash = mix(hash ^ word)
             index += 8
         }
+        // The last 0–7 bytes in at most three loads, not a byte at a time
+        // (most indexed strings are shorter than a word).
+        let rest = bytes.count - index
         var tail: UInt64 = 0
-        while index < bytes.count {
-            tail = tail << 8 | UInt64(bytes[index])
-            index += 1
+        if rest & 4 != 0 {
+            tail = UInt64(base.loadUnaligned(fromByteOffset: index, as: UInt32.self))
+            index += 4
         }
+        if rest & 2 != 0 {
+            tail = tail << 16 | UInt64(base.loadUnaligned(fromByteOffset: index, as: UInt16.self))
+            index += 2
+        }
+        if rest & 1 != 0 { tail = tail << 8 | UInt64(base.load(fromByteOffset: index, as: UInt8.self)) }
         return (mix(hash ^ tail), or | tail)
     }
 

@@ -119,6 +119,51 @@ struct PersistentIntMap<Value> {
         return old
     }
 
+    /// Inserts `count` keys with their values — the `i`th is `key(i)` with
+    /// `value(i)` — each key larger than the one before it and than every
+    /// key in the map: what a run of objects created with ids counted up
+    /// adds to their table.
+    ///
+    /// The same as calling ``updateValue(_:forKey:)`` for each in order,
+    /// but a key in the same leaf as the one before it (the next id, most
+    /// often) goes straight into that leaf: the walk from the root, and its
+    /// test of each node's uniqueness on the way, are paid once per leaf.
+    ///
+    /// - Precondition: the keys ascend, from above ``lastKey``.
+    /// - Complexity: O(`count` + leaves touched × log64 n).
+    @inline(__always)
+    mutating func appendAscending(count: Int, key: (Int) -> Int64, value: (Int) -> Value) {
+        // The leaf the last key went into, and its keys' shared prefix. Not
+        // retained: the map holds it, and nothing copies the map meanwhile.
+        var leaf: Unmanaged<Node>?
+        var leafPrefix: Int64 = -1
+        for index in 0..<count {
+            let key = key(index)
+            precondition(key > largest, "PersistentIntMap.appendAscending: keys must ascend past the largest")
+            if let leaf, key &>> Int64(Bitmap.bitsPerLevel) == leafPrefix {
+                let digit = Bitmap.digit(UInt64(key), 0)
+                leaf._withUnsafeGuaranteedRef { node in
+                    node.bitmap |= Bitmap.bit(digit)
+                    node.values.append(value(index))
+                }
+                largest = key
+                self.count += 1
+                continue
+            }
+            // The append path: every node from the root to the key's leaf is
+            // this map's alone after it (shared ones are copied).
+            updateValue(value(index), forKey: key)
+            var node = Unmanaged.passUnretained(root.unsafelyUnwrapped)
+            var shift = self.shift
+            while shift > 0 {
+                node = node._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.children[$0.children.count - 1]) }
+                shift -= Bitmap.bitsPerLevel
+            }
+            leaf = node
+            leafPrefix = key &>> Int64(Bitmap.bitsPerLevel)
+        }
+    }
+
     /// Inserts `key`, larger than every key below `node`: its path is the
     /// rightmost one, so at each level the slot is the last child (when the
     /// digits match) or a new last slot — an append, with no rank to count
