@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import Chronicle
 
@@ -273,6 +274,65 @@ struct EncodedIterationTests {
             }
         }
         #expect(store.objects(Annotated.self).map { "\($0.id)|\($0.note)|\($0.remark ?? "nil")|\($0.count)" } == expected)
+        #expect(!table.isBuilt)
+    }
+
+    /// A handle remembers where its reads of the object's bytes got to
+    /// (``CheckpointTable/EncodedCursor``): reading the next property
+    /// starts there. Reads in any order, again, after strings the cursor
+    /// cannot step over (long, not ASCII, `nil`), and from several threads
+    /// at once on the same handles, give the values written.
+    @Test func propertiesReadInAnyOrderOnAnyThreadReadAsWritten() throws {
+        let notes = ["", "a", "fifteen-letters", "sixteen-letters!", "é", String(repeating: "long ", count: 30)]
+        var expected: [String] = []
+        @Sendable func row(_ id: Int, _ note: String, _ remark: String?, _ count: Int) -> String {
+            "\(id)|\(note)|\(remark ?? "nil")|\(count)"
+        }
+        let (store, table) = try Lazy.reopenedLazily(try Lazy.lazyConfiguration(), table: "Annotated") { store in
+            try store.write {
+                for id in 0..<400 {
+                    let annotated = Annotated()
+                    let remark: String? = id % 3 == 0 ? nil : notes[(id / 3) % notes.count]
+                    (annotated.id, annotated.note, annotated.remark, annotated.count) = (id, notes[id % notes.count], remark, Self.count(id))
+                    store.add(annotated)
+                    expected.append(row(id, annotated.note, remark, Self.count(id)))
+                }
+            }
+        }
+        // Backwards, then forwards, then skipping about, on each handle as
+        // the iteration makes it.
+        var read: [String] = []
+        for annotated in store.objects(Annotated.self) {
+            let (count, remark, note, id) = (annotated.count, annotated.remark, annotated.note, annotated.id)
+            #expect(row(annotated.id, annotated.note, annotated.remark, annotated.count) == row(id, note, remark, count))
+            let (again, noteAgain, idAgain) = (annotated.count, annotated.note, annotated.id)
+            #expect((again, noteAgain, idAgain) == (count, note, id))
+            read.append(row(id, note, remark, count))
+        }
+        #expect(read == expected)
+        // Handles kept past the iteration, read by four threads at once,
+        // each in its own order.
+        let kept = Array(store.objects(Annotated.self))
+        let results = Mutex([[String]](repeating: [], count: 4))
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            var rows: [String] = []
+            for annotated in kept {
+                switch thread {
+                case 0: rows.append(row(annotated.id, annotated.note, annotated.remark, annotated.count))
+                case 1:
+                    let (count, remark, note, id) = (annotated.count, annotated.remark, annotated.note, annotated.id)
+                    rows.append(row(id, note, remark, count))
+                case 2:
+                    let (note, count, id, remark) = (annotated.note, annotated.count, annotated.id, annotated.remark)
+                    rows.append(row(id, note, remark, count))
+                default:
+                    let (remark, id, count, note) = (annotated.remark, annotated.id, annotated.count, annotated.note)
+                    rows.append(row(id, note, remark, count))
+                }
+            }
+            results.withLock { $0[thread] = rows }
+        }
+        for rows in results.withLock({ $0 }) { #expect(rows == expected) }
         #expect(!table.isBuilt)
     }
 

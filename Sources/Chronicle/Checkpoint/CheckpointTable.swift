@@ -248,15 +248,59 @@ final class CheckpointTable: EncodedTable {
     /// destroying it again (see ``ObjectBase``'s `withCurrentValue`).
     @inline(__always)
     func read(in bytes: UnsafeRawBufferPointer, property index: Int) -> EncodedRead {
-        let (offset, stepped) = stepOverPlainValues(in: bytes, before: index)
+        var cursor = EncodedCursor.start
+        return read(in: bytes, property: index, cursor: &cursor)
+    }
+
+    /// Where reads of one object's bytes have got to: the value of
+    /// `property` starts at `offset`. A handle keeps one
+    /// (``ObjectBase``), so that reading an object's properties in their
+    /// order steps over no value twice; in one word, so that it can be
+    /// kept in an atomic.
+    struct EncodedCursor {
+        /// Property in the high 16 bits, offset in the low 48.
+        var word: UInt64
+
+        /// The first value, at the start of the bytes.
+        static var start: EncodedCursor { EncodedCursor(word: 0) }
+
+        init(word: UInt64) { self.word = word }
+
+        init(property: Int, offset: Int) {
+            word = UInt64(truncatingIfNeeded: property) << 48 | UInt64(truncatingIfNeeded: offset) & 0xFFFF_FFFF_FFFF
+        }
+
+        var property: Int { Int(truncatingIfNeeded: word >> 48) }
+        var offset: Int { Int(truncatingIfNeeded: word & 0xFFFF_FFFF_FFFF) }
+    }
+
+    /// ``read(in:property:)``, starting where `cursor` says the object's
+    /// values before property `index` end (from the start if the cursor is
+    /// past it), and moving the cursor on: past the value read if it was
+    /// a plain integer or short string, else to where stepping stopped.
+    ///
+    /// `cursor` must have been made by reads of these same bytes (or be
+    /// ``EncodedCursor/start``): the values it steps over were checked
+    /// then.
+    ///
+    /// - Complexity: O(1) for the property after the last one read; else
+    ///   O(values stepped over).
+    @inline(__always)
+    func read(in bytes: UnsafeRawBufferPointer, property index: Int, cursor: inout EncodedCursor) -> EncodedRead {
+        // The property after the last one read, the usual case: no call.
+        let (offset, stepped) = cursor.property == index ? (cursor.offset, index)
+            : stepOverPlainValues(in: bytes, before: index, from: cursor.property < index ? cursor : .start)
         if stepped == index {
-            if let integer = plainInteger(in: bytes, at: offset, property: index) {
+            if let (integer, end) = plainInteger(in: bytes, at: offset, property: index) {
+                cursor = EncodedCursor(property: index + 1, offset: end)
                 return .slot(tag: RecordStorage.Tag.int, words: (UInt64(bitPattern: integer), 0))
             }
-            if let string = plainSmallString(in: bytes, at: offset, property: index) {
+            if let (string, end) = plainSmallString(in: bytes, at: offset, property: index) {
+                cursor = EncodedCursor(property: index + 1, offset: end)
                 return .slot(tag: RecordStorage.Tag.string, words: unsafeBitCast(string, to: (UInt64, UInt64).self))
             }
         }
+        cursor = EncodedCursor(property: stepped, offset: offset)
         guard let value = checkedValue(in: bytes, from: offset, stepped: stepped, property: index) else { return .unreadable }
         return .value(value)
     }
@@ -292,10 +336,11 @@ final class CheckpointTable: EncodedTable {
     ///
     /// On the raw bytes, with no reader: stepping over an object's first
     /// values through ``BinaryReader`` was most of reading one value.
-    private func stepOverPlainValues(in bytes: UnsafeRawBufferPointer, before index: Int) -> (offset: Int, stepped: Int) {
+    private func stepOverPlainValues(in bytes: UnsafeRawBufferPointer, before index: Int,
+                                     from start: EncodedCursor) -> (offset: Int, stepped: Int) {
         guard let base = bytes.baseAddress else { return (0, 0) }
         let end = bytes.count
-        var offset = 0, stepped = 0
+        var offset = start.offset, stepped = start.property
         slots.withUnsafeBufferPointer { slots in
             while stepped < index, offset < end {
                 let slot = slots[stepped]
@@ -328,7 +373,7 @@ final class CheckpointTable: EncodedTable {
     /// otherwise, or if its varint is malformed, for the checked reader to
     /// answer.
     @inline(__always)
-    private func plainInteger(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> Int64? {
+    private func plainInteger(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> (Int64, end: Int)? {
         guard let base = bytes.baseAddress, offset < bytes.count,
               base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.intTag,
               slots[index].isPlain, slots[index].takesIntegers else { return nil }
@@ -340,7 +385,7 @@ final class CheckpointTable: EncodedTable {
             raw |= UInt64(byte & 0x7F) << shift
             if byte < 0x80 {
                 guard shift < 63 || byte <= 1 else { return nil }
-                return Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+                return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + 1)
             }
             shift += 7
             next += 1
@@ -355,7 +400,7 @@ final class CheckpointTable: EncodedTable {
     /// without its varint, bounds and UTF-8 steps. `nil` otherwise, for
     /// the checked reader to answer.
     @inline(__always)
-    private func plainSmallString(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> String? {
+    private func plainSmallString(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> (String, end: Int)? {
         guard let base = bytes.baseAddress, bytes.count - offset >= 2,
               base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.stringTag,
               slots[index].isPlain, slots[index].takesStrings else { return nil }
@@ -363,7 +408,9 @@ final class CheckpointTable: EncodedTable {
         let length = Int(base.load(fromByteOffset: offset + 1, as: UInt8.self))
         guard length <= SmallASCIIString.capacity, length <= bytes.count - offset - 2 else { return nil }
         let start = offset + 2
-        return SmallASCIIString.make(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]).bindMemory(to: UInt8.self))
+        guard let string = SmallASCIIString.make(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
+            .bindMemory(to: UInt8.self)) else { return nil }
+        return (string, start + length)
     }
 
     /// Whether `value` fits property `index` of the table, as the restore

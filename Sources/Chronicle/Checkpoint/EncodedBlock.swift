@@ -51,13 +51,23 @@ final class EncodedBlock: Sendable {
     /// it. `.unreadable` also when the block does not hold the object.
     @inline(__always)
     func read(forKey key: Int64, property: Int) -> CheckpointTable.EncodedRead {
+        var cursor = CheckpointTable.EncodedCursor.start
+        return read(forKey: key, property: property, cursor: &cursor)
+    }
+
+    /// ``read(forKey:property:)`` from where `cursor` says the reads of
+    /// object `key` got to, moving it on (see
+    /// ``CheckpointTable/read(in:property:cursor:)``); `cursor` must have
+    /// been made by reads of this object in this block.
+    @inline(__always)
+    func read(forKey key: Int64, property: Int, cursor: inout CheckpointTable.EncodedCursor) -> CheckpointTable.EncodedRead {
         // Once the table is built (damage found, perhaps in this block),
         // reads answer from it.
         guard !table.isBuilt, let position = position(of: key) else { return .unreadable }
         let object = objects[position]
         // The block's reader checked that the object's bytes are in the file.
         let bytes = UnsafeRawBufferPointer(start: file.bytes.baseAddress.unsafelyUnwrapped + object.start, count: object.count)
-        return table.read(in: bytes, property: property)
+        return table.read(in: bytes, property: property, cursor: &cursor)
     }
 
     /// Where object `key` is in ``objects``.

@@ -70,6 +70,13 @@ open class ObjectBase: @unchecked Sendable {
     /// ``EncodedBlock``).
     @exclusivity(unchecked) private var liveEncoded: EncodedBlock?
     @exclusivity(unchecked) private var liveSnapshotSequence: UInt64
+    /// With `liveEncoded`: where the reads of the object's bytes got to
+    /// (``CheckpointTable/EncodedCursor``), so that reading its properties
+    /// in order steps over no value twice. Atomic, relaxed: reads on
+    /// several threads each store a cursor that is right for the same
+    /// bytes, and only `relocate` (with no other reference) moves the
+    /// handle to other bytes, resetting it.
+    private let liveCursor = Atomic<UInt64>(0)
 
     /// Creates an unmanaged object holding its properties' default values.
     public required init() {
@@ -141,6 +148,7 @@ open class ObjectBase: @unchecked Sendable {
         let kept = liveEncoded.map { Unmanaged.passUnretained($0).toOpaque() }
         if kept != encoded?.toOpaque() { liveEncoded = encoded?.takeUnretainedValue() }
         liveSnapshotSequence = sequence
+        liveCursor.store(0, ordering: .relaxed)
     }
 
     /// The values of an instance made unmanaged (only a managed handle has none).
@@ -296,7 +304,12 @@ open class ObjectBase: @unchecked Sendable {
                 // no `PersistedValue` made and destroyed around the read.
                 let block = Unmanaged.passUnretained(liveEncoded.unsafelyUnwrapped)
                 let key = liveKey.rawValue
-                switch withExtendedLifetime(self, { block._withUnsafeGuaranteedRef { $0.read(forKey: key, property: property) } }) {
+                var cursor = CheckpointTable.EncodedCursor(word: liveCursor.load(ordering: .relaxed))
+                let read = withExtendedLifetime(self) {
+                    block._withUnsafeGuaranteedRef { $0.read(forKey: key, property: property, cursor: &cursor) }
+                }
+                liveCursor.store(cursor.word, ordering: .relaxed)
+                switch read {
                 case .slot(let tag, var words):
                     return withUnsafeBytes(of: &words) { slot($0.baseAddress.unsafelyUnwrapped, tag) }
                 case .value(var value):
