@@ -391,33 +391,13 @@ enum EventCodec {
         return w.bytes
     }
 
-    /// Decodes one value as ``decodeValue(_:depth:)`` does, straight into
-    /// a record's uninitialised 16-byte `slot` (see ``RecordStorage``), and
-    /// returns its kind (``RecordStorage/Tag``): the fold's read-ahead
-    /// decodes every created object's values so
-    /// (``DecodedRecords/decodeValues(count:from:)``).
-    ///
-    /// An integer or a string, the commonest values, go into the slot with
-    /// no ``PersistedValue`` made and destroyed around them; any other
-    /// value is decoded as ``decodeValue(_:depth:)`` decodes it. Throws
-    /// what that throws, and then leaves `slot` uninitialised.
-    @inline(__always)
-    static func decodeValue(_ r: inout BinaryReader, intoSlot slot: UnsafeMutableRawPointer) throws(BinaryReader.Malformed) -> UInt64 {
-        switch r.peek() {
-        case ValueTag.int.rawValue?:
-            r.skipPeekedByte()
-            slot.storeBytes(of: try r.signed(), as: Int64.self)
-            return RecordStorage.Tag.int
-        case ValueTag.string.rawValue?:
-            r.skipPeekedByte()
-            slot.initializeMemory(as: String.self, to: try r.string())
-            return RecordStorage.Tag.string
-        default:
-            let value = try decodeValue(&r)
-            RecordStorage.initialize(slot, with: value)
-            return RecordStorage.Tag.of(value)
-        }
-    }
+    /// The tag an integer value starts with in the encoding: the fold's
+    /// read-ahead decodes integers and strings itself, straight into a
+    /// record (``DecodedRecords``), and hands every other value to
+    /// ``decodeValue(_:depth:)``.
+    static var intTag: UInt8 { ValueTag.int.rawValue }
+    /// The tag a string value starts with (see ``intTag``).
+    static var stringTag: UInt8 { ValueTag.string.rawValue }
 
     static func decodeValue(_ r: inout BinaryReader, depth: Int = 0) throws(BinaryReader.Malformed) -> PersistedValue {
         let tagOffset = r.offset

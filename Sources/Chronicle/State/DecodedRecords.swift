@@ -17,8 +17,34 @@ struct DecodedRecords: CreateValuesReceiver {
     /// - Complexity: O(`count`), one allocation (the record's).
     mutating func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
         let record = ObjectRecord(storage: try RecordStorage.decoding(count: count) { (slot) throws(BinaryReader.Malformed) in
-            try EventCodec.decodeValue(&reader, intoSlot: slot)
+            try Self.decodeValue(&reader, intoSlot: slot)
         })
         records.append(record)
+    }
+
+    /// Decodes one value as ``EventCodec/decodeValue(_:depth:)`` does,
+    /// straight into a record's uninitialised 16-byte `slot` (see
+    /// ``RecordStorage``), and returns its kind (``RecordStorage/Tag``).
+    ///
+    /// An integer or a string, the commonest values, go into the slot with
+    /// no ``PersistedValue`` made and destroyed around them; any other
+    /// value is decoded by the codec. Throws what the codec throws, and
+    /// then leaves `slot` uninitialised.
+    @inline(__always)
+    static func decodeValue(_ r: inout BinaryReader, intoSlot slot: UnsafeMutableRawPointer) throws(BinaryReader.Malformed) -> UInt64 {
+        switch r.peek() {
+        case EventCodec.intTag?:
+            r.skipPeekedByte()
+            slot.storeBytes(of: try r.signed(), as: Int64.self)
+            return RecordStorage.Tag.int
+        case EventCodec.stringTag?:
+            r.skipPeekedByte()
+            slot.initializeMemory(as: String.self, to: try r.string())
+            return RecordStorage.Tag.string
+        default:
+            let value = try EventCodec.decodeValue(&r)
+            RecordStorage.initialize(slot, with: value)
+            return RecordStorage.Tag.of(value)
+        }
     }
 }
