@@ -23,6 +23,31 @@ struct PersistentIntMapTests {
         #expect(map.elements(from: 4990).map(\.key) == Array(4990...5000))
     }
 
+    /// `appendAscending` builds what one `updateValue` per key builds, from
+    /// an empty map, a root leaf, or a map whose nodes a copy shares (a
+    /// checkpoint's state): the copy keeps its keys, and the keys may
+    /// jump across leaves and grow the root.
+    @Test(arguments: [Int64(0), 1, 40, 5_000])
+    func appendingAscendingKeysBuildsWhatOneByOneBuilds(existing: Int64) {
+        var map = PersistentIntMap<Int64>()
+        for key in stride(from: Int64(0), to: existing, by: 1) { map[key] = -key }
+        let copy = map
+        let keys: [Int64] = Array(existing..<existing + 300) + [existing + 1_000, existing + 1_001, 1 << 20, (1 << 20) + 63,
+                                                                (1 << 20) + 64, 1 << 40, Int64.max - 1]
+        var expected = map
+        for key in keys { expected.updateValue(key / 3, forKey: key) }
+        map.appendAscending(count: keys.count, key: { keys[$0] }, value: { keys[$0] / 3 })
+        map._checkInvariants()
+        #expect(map.count == expected.count)
+        #expect(Array(map).map(\.key) == Array(expected).map(\.key))
+        #expect(Array(map).map(\.value) == Array(expected).map(\.value))
+        #expect(map.lastKey == Int64.max - 1)
+        copy._checkInvariants()
+        #expect(copy.count == Int(existing))
+        #expect(Array(copy).map(\.key) == Array(0..<existing))
+        #expect(copy[existing] == nil)
+    }
+
     @Test func hugeKeysGrowAndShrinkTheRoot() {
         var map = PersistentIntMap<Int>()
         map[3] = 3
