@@ -16,11 +16,11 @@ extension StoreState {
     /// taken only where that is plain to see: a table not deferred, with no
     /// link property (a link's target and ownership need the objects before
     /// it); object keys ascending from the table's next key; integer primary
-    /// keys ascending from above the index's largest. The run ends before
-    /// the first event that breaks a condition; every object's values are
-    /// checked (``checkCreatedValues(_:_:)``) before anything changes, and
-    /// a run with a value that fails is left to the event-by-event fold,
-    /// which reports it against its event.
+    /// keys ascending from above the index's largest. Every object's values
+    /// are checked (``checkCreatedValues(_:_:)``) before anything changes.
+    /// The run ends before the first event that breaks a condition or whose
+    /// values fail their check: that event is folded alone, event by event,
+    /// which reports a failure against it.
     ///
     /// - Complexity: O(run + leaves touched × log64 n).
     mutating func foldCreateRun(_ events: [Event], from start: Int, table: Int, records: ContiguousArray<ObjectRecord>,
