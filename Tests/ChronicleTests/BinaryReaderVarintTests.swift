@@ -19,7 +19,10 @@ struct BinaryReaderVarintTests {
         }
     }
 
-    static let values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, 1 << 35, (1 << 49) - 1, 1 << 49,
+    // Every length's first and last value up to five bytes (two to four
+    // are read from one load), then longer ones.
+    static let values: [UInt64] = [0, 1, 127, 128, 300, 16_383, 16_384, 1_000_000, 2_097_151, 2_097_152,
+                                   0x0AAA_5555, 268_435_455, 268_435_456, 1 << 35, (1 << 49) - 1, 1 << 49,
                                    0x00AA_5555_AAAA_5555, (1 << 56) - 1, 1 << 56, (1 << 63) - 1, 1 << 63, .max]
 
     @Test(arguments: values)

@@ -36,6 +36,25 @@ struct SmallASCIIStringTests {
             return try reader.string()
         }
         #expect(decoded == text)
+        // With bytes after it (ASCII or not: neither may leak in), the
+        // reader loads the string's words instead of copying its bytes:
+        // the same string, bit for bit.
+        for filler: UInt8 in [0x5A, 0xFF] {
+            var consumed = 0
+            let followed = try (writer.bytes + [UInt8](repeating: filler, count: 20)).withUnsafeBytes { raw throws(BinaryReader.Malformed) -> String in
+                var reader = BinaryReader(raw)
+                let string = try reader.string()
+                consumed = reader.offset
+                return string
+            }
+            #expect(followed == text, "after \(filler)")
+            #expect(consumed == 1 + length)
+            #if _pointerBitWidth(_64)
+            let followedWords = unsafeBitCast(followed, to: (UInt64, UInt64).self)
+            let expectedWords = unsafeBitCast(expected, to: (UInt64, UInt64).self)
+            #expect(followedWords.0 == expectedWords.0 && followedWords.1 == expectedWords.1)
+            #endif
+        }
     }
 
     /// The reader's short-string path reads the length in place: a string

@@ -12,12 +12,16 @@ struct DecodedRecords: CreateValuesReceiver {
     /// One record per `.create` event decoded, in event order.
     private(set) var records = ContiguousArray<ObjectRecord>()
 
+    /// ``SmallASCIIString/isAvailable``, looked up once (see ``decodeValue(_:intoSlot:smallStrings:)``).
+    private let smallStrings = SmallASCIIString.isAvailable
+
     static var keepsValues: Bool { false }
 
     /// - Complexity: O(`count`), one allocation (the record's).
     mutating func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        let smallStrings = smallStrings
         let record = ObjectRecord(storage: try RecordStorage.decoding(count: count) { (slot) throws(BinaryReader.Malformed) in
-            try Self.decodeValue(&reader, intoSlot: slot)
+            try Self.decodeValue(&reader, intoSlot: slot, smallStrings: smallStrings)
         })
         records.append(record)
     }
@@ -29,9 +33,13 @@ struct DecodedRecords: CreateValuesReceiver {
     /// An integer or a string, the commonest values, go into the slot with
     /// no ``PersistedValue`` made and destroyed around them; any other
     /// value is decoded by the codec. Throws what the codec throws, and
-    /// then leaves `slot` uninitialised.
+    /// then leaves `slot` uninitialised. `smallStrings`:
+    /// ``SmallASCIIString/isAvailable``; a short ASCII string's two words
+    /// then go into the slot as they are (such a string holds no
+    /// reference: nothing to retain).
     @inline(__always)
-    static func decodeValue(_ r: inout BinaryReader, intoSlot slot: UnsafeMutableRawPointer) throws(BinaryReader.Malformed) -> UInt64 {
+    static func decodeValue(_ r: inout BinaryReader, intoSlot slot: UnsafeMutableRawPointer,
+                            smallStrings: Bool = SmallASCIIString.isAvailable) throws(BinaryReader.Malformed) -> UInt64 {
         switch r.peek() {
         case EventCodec.intTag?:
             r.skipPeekedByte()
@@ -39,7 +47,12 @@ struct DecodedRecords: CreateValuesReceiver {
             return RecordStorage.Tag.int
         case EventCodec.stringTag?:
             r.skipPeekedByte()
-            slot.initializeMemory(as: String.self, to: try r.string())
+            if smallStrings, let words = r.shortASCIIStringWords() {
+                slot.storeBytes(of: words.0, as: UInt64.self)
+                slot.storeBytes(of: words.1, toByteOffset: 8, as: UInt64.self)
+            } else {
+                slot.initializeMemory(as: String.self, to: try r.string())
+            }
             return RecordStorage.Tag.string
         default:
             let value = try EventCodec.decodeValue(&r)

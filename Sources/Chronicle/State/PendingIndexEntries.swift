@@ -19,21 +19,29 @@ struct PendingIndexEntries {
         let value: PersistedValue
         /// `value.trieHash`, which the index's walk takes too.
         let hash: UInt64
+        /// The value as two words that equal another's only if the values
+        /// are equal (``FastKey``), or `nil`: compared instead of `value`.
+        let fast: FastKey?
         /// The entry's first and last key in ``keys`` (their chain runs
-        /// through ``next``).
+        /// through each one's `next`).
         var first: Int32
         var last: Int32
     }
 
     /// The entries, in the order their values first came.
     private(set) var entries: [Entry] = []
-    /// Every entry's keys, in the order the objects were made, and for
-    /// each the position of the same entry's next key (-1 after its last).
-    /// One pair of arrays for all entries, kept from run to run with the
-    /// rest: a fold's filing allocates nothing once they have grown (an
-    /// array per value per run left freed buffers among the index's own).
-    private var keys: [ObjectKey] = []
-    private var next: [Int32] = []
+    /// Every entry's keys, in the order the objects were made, each with
+    /// the position of the same entry's next key (-1 after its last).
+    /// One array for all entries, kept from run to run with the rest: a
+    /// fold's filing allocates nothing once it has grown (an array per
+    /// value per run left freed buffers among the index's own).
+    private var keys: [Link] = []
+
+    /// A key and where its entry's next key is.
+    private struct Link {
+        let key: ObjectKey
+        var next: Int32
+    }
     /// Open addressing over `entries` by hash: each slot an entry's
     /// position plus one, 0 when free. A power of two, at most half full.
     // Not a `Dictionary`: hashing a `PersistedValue` with `Hasher`
@@ -43,17 +51,38 @@ struct PendingIndexEntries {
     private var slots: [Int32] = []
     /// The keys of one entry, gathered for filing.
     private var gathered = ContiguousArray<ObjectKey>()
+    /// ``SmallASCIIString/isAvailable``, looked up once: whether a short
+    /// ASCII string's words can stand for it (``FastKey``).
+    private let smallASCII = SmallASCIIString.isAvailable
 
     var isEmpty: Bool { entries.isEmpty }
 
     /// Notes that object `key` of `table` goes under `value` in the index
     /// of `property`. O(1) expected.
     mutating func add(_ key: ObjectKey, table: Int, property: Int, value: PersistedValue) {
-        let hash = value.trieHash
+        let fast = FastKey(value, smallASCII: smallASCII)
+        add(key, table: table, property: property, hash: fast?.hash ?? value.trieHash, fast: fast) { value }
+    }
+
+    /// ``add(_:table:property:value:)`` of the value `record` holds at
+    /// `property`, read where it lies: an integer or a short ASCII string
+    /// (the usual indexed values) is hashed and compared as its slot's
+    /// words, with no ``PersistedValue`` made unless its entry is new.
+    /// O(1) expected.
+    mutating func add(_ key: ObjectKey, table: Int, property: Int, from record: ObjectRecord) {
+        guard let fast = record.storage.slot(of: property, { FastKey(slot: $0, tag: $1, smallASCII: smallASCII) }) else {
+            add(key, table: table, property: property, value: record[property])
+            return
+        }
+        add(key, table: table, property: property, hash: fast.hash, fast: fast) { record[property] }
+    }
+
+    @inline(__always)
+    private mutating func add(_ key: ObjectKey, table: Int, property: Int, hash: UInt64, fast: FastKey?,
+                              value: () -> PersistedValue) {
         if slots.isEmpty { slots = [Int32](repeating: 0, count: 16) }
         let position = Int32(keys.count)
-        keys.append(key)
-        next.append(-1)
+        keys.append(Link(key: key, next: -1))
         // Probed through pointers: the arrays' subscripts copied each entry
         // they compared (retaining its value) and checked every index.
         let (found, free) = slots.withUnsafeBufferPointer { slots in
@@ -65,7 +94,9 @@ struct PendingIndexEntries {
                     if entry < 0 { return (-1, slot) }
                     let candidate = entries.baseAddress.unsafelyUnwrapped + entry
                     if candidate.pointee.hash == hash, candidate.pointee.property == property,
-                       candidate.pointee.table == table, candidate.pointee.value == value {
+                       candidate.pointee.table == table,
+                       fast != nil || candidate.pointee.fast != nil
+                           ? candidate.pointee.fast == fast : candidate.pointee.value == value() {
                         return (entry, slot)
                     }
                     slot = (slot + 1) & mask
@@ -73,13 +104,92 @@ struct PendingIndexEntries {
             }
         }
         if found >= 0 {
-            next[Int(entries[found].last)] = position
+            keys[Int(entries[found].last)].next = position
             entries[found].last = position
             return
         }
-        entries.append(Entry(table: table, property: property, value: value, hash: hash, first: position, last: position))
+        entries.append(Entry(table: table, property: property, value: value(), hash: hash, fast: fast,
+                             first: position, last: position))
         slots[free] = Int32(entries.count)
         if entries.count * 2 > slots.count { rehash(capacity: slots.count * 2) }
+    }
+
+    /// An integer or a string of at most 15 ASCII bytes as two words (the
+    /// integer's bits; the small string's own two words, see
+    /// ``SmallASCIIString``), and its `trieHash`.
+    ///
+    /// Equal words mean equal values: a small string's words are its
+    /// bytes, zeros after them and its count. (Were two equal strings ever
+    /// laid out apart, their values would get two entries, each filed with
+    /// a walk of its own: the same index, one walk more.)
+    struct FastKey: Equatable {
+        let kind: UInt8
+        let words: (UInt64, UInt64)
+        let hash: UInt64
+
+        static func == (a: FastKey, b: FastKey) -> Bool {
+            a.kind == b.kind && a.words.0 == b.words.0 && a.words.1 == b.words.1
+        }
+
+        private static let int: UInt8 = 1, smallASCII: UInt8 = 2
+
+        /// `value`'s key, `nil` for any other kind of value. `smallASCII`:
+        /// ``SmallASCIIString/isAvailable`` (looked up once by the caller).
+        init?(_ value: PersistedValue, smallASCII: Bool) {
+            switch value {
+            case .int(let integer):
+                self.init(integer: integer)
+            case .string(let string):
+                #if _pointerBitWidth(_64)
+                guard smallASCII, let words = Self.smallASCIIWords(unsafeBitCast(string, to: (UInt64, UInt64).self)) else { return nil }
+                self.init(smallASCII: words)
+                #else
+                return nil
+                #endif
+            default:
+                return nil
+            }
+        }
+
+        /// The key of the value in a record's slot of kind `tag` (see
+        /// ``RecordStorage``), `nil` for any other kind.
+        @inline(__always)
+        init?(slot: UnsafeRawPointer, tag: UInt64, smallASCII: Bool) {
+            if tag == RecordStorage.Tag.int {
+                self.init(integer: slot.load(as: Int64.self))
+            } else if tag == RecordStorage.Tag.string, smallASCII,
+                      let words = Self.smallASCIIWords((slot.load(as: UInt64.self), slot.load(fromByteOffset: 8, as: UInt64.self))) {
+                self.init(smallASCII: words)
+            } else {
+                return nil
+            }
+        }
+
+        @inline(__always)
+        private init(integer: Int64) {
+            kind = Self.int
+            words = (UInt64(bitPattern: integer), 0)
+            hash = SeededHash.integer(UInt64(bitPattern: integer))
+        }
+
+        /// The hash of the string's bytes, which ``SeededHash/string(_:seed:)``
+        /// gives an ASCII string.
+        @inline(__always)
+        private init(smallASCII words: (UInt64, UInt64)) {
+            kind = Self.smallASCII
+            self.words = words
+            var bytes = words
+            let count = Int(words.1 >> 56 & 0xF)
+            hash = withUnsafeBytes(of: &bytes) { SeededHash.bytes(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+        }
+
+        /// `words` if they are a small ASCII string's (the flags byte says
+        /// small, ASCII and immortal), `nil` otherwise.
+        @inline(__always)
+        private static func smallASCIIWords(_ words: (UInt64, UInt64)) -> (UInt64, UInt64)? {
+            guard words.1 >> 60 == 0xE else { return nil }
+            return words
+        }
     }
 
     private static func start(_ hash: UInt64, _ table: Int, _ property: Int) -> Int {
@@ -104,14 +214,13 @@ struct PendingIndexEntries {
             gathered.removeAll(keepingCapacity: true)
             var position = Int(entry.first)
             while position >= 0 {
-                gathered.append(keys[position])
-                position = Int(next[position])
+                gathered.append(keys[position].key)
+                position = Int(keys[position].next)
             }
             body(entry, gathered)
         }
         entries.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
-        next.removeAll(keepingCapacity: true)
         for index in slots.indices { slots[index] = 0 }
     }
 }

@@ -117,7 +117,7 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// Storage for `count` values that `decode` writes straight into their
     /// slots, one after another, returning each one's ``Tag``: what the
     /// fold's read-ahead does with a `.create` event's values (see
-    /// ``DecodedRecords/decodeValue(_:intoSlot:)``), with no ``PersistedValue``
+    /// ``DecodedRecords/decodeValue(_:intoSlot:smallStrings:)``), with no ``PersistedValue``
     /// made, copied into the record and destroyed in between.
     ///
     /// If `decode` throws, the values it wrote before are destroyed and

@@ -151,7 +151,7 @@ struct Table: Sendable {
             for object in 0..<count {
                 let record = record(object)
                 for property in indexed {
-                    pending.add(key(object), table: table, property: property, value: record[property])
+                    pending.add(key(object), table: table, property: property, from: record)
                 }
             }
         }

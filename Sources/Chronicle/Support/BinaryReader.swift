@@ -78,6 +78,20 @@ struct BinaryReader {
             defer { offset += 1 }
             return UInt64(buffer[offset])
         }
+        // Two or three bytes (object keys, identifiers, most integers),
+        // from one load and without a call, while ten bytes remain. The
+        // first byte has its continuation bit (or the input ended).
+        if buffer.count - offset >= 10, let base = buffer.baseAddress {
+            let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
+            if word & 0x8000 == 0 {
+                offset += 2
+                return word & 0x7F | word >> 1 & 0x3F80
+            }
+            if word & 0x80_0000 == 0 {
+                offset += 3
+                return word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000
+            }
+        }
         return try longVarint()
     }
 
@@ -88,6 +102,12 @@ struct BinaryReader {
         // checked loop.
         if buffer.count - offset >= 10, let base = buffer.baseAddress {
             let start = base + offset
+            // Four bytes from one load too (`varint()` read two and three).
+            let word = UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
+            if word & 0x8000_0000 == 0 {
+                offset += 4
+                return word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000 | word >> 3 & 0xFE0_0000
+            }
             var result: UInt64 = 0
             for index in 0..<9 {
                 let next = start.load(fromByteOffset: index, as: UInt8.self)
@@ -171,6 +191,21 @@ struct BinaryReader {
     @inline(never)
     private func pastTheEnd(_ count: Int) -> Malformed { fail("length \(count) runs past the end") }
 
+    /// The next value's bytes, if they are a string of at most 15 ASCII
+    /// bytes followed by at least 16 more bytes of input, as the two words
+    /// of the small string ``string()`` would return (consumed); `nil`
+    /// otherwise (nothing consumed). For a caller that stores the string
+    /// where it goes, with no `String` made and copied on the way. Only
+    /// where ``SmallASCIIString/isAvailable``: the caller checks, once.
+    @inline(__always)
+    mutating func shortASCIIStringWords() -> (UInt64, UInt64)? {
+        guard let base = buffer.baseAddress, buffer.count - offset > 16,
+              let words = SmallASCIIString.words(count: Int(base.load(fromByteOffset: offset, as: UInt8.self)), at: base + offset + 1)
+        else { return nil }
+        offset += 1 + Int(words.1 >> 56 & 0xF)
+        return words
+    }
+
     mutating func string() throws(Malformed) -> String {
         // At most 15 ASCII bytes (most names and titles): the length's one
         // varint byte read in place and the string laid out straight from
@@ -178,10 +213,15 @@ struct BinaryReader {
         // string).
         if let base = buffer.baseAddress, offset < buffer.count {
             let length = Int(base.load(fromByteOffset: offset, as: UInt8.self))
-            if length <= SmallASCIIString.capacity, length < buffer.count - offset,
-               let small = SmallASCIIString.make(UnsafeRawBufferPointer(start: base + offset + 1, count: length).bindMemory(to: UInt8.self)) {
-                offset += 1 + length
-                return small
+            if length <= SmallASCIIString.capacity, length < buffer.count - offset {
+                // With 16 bytes after the length, two loads; otherwise a copy.
+                let small = buffer.count - offset > 16
+                    ? SmallASCIIString.make(count: length, at: base + offset + 1)
+                    : SmallASCIIString.make(UnsafeRawBufferPointer(start: base + offset + 1, count: length).bindMemory(to: UInt8.self))
+                if let small {
+                    offset += 1 + length
+                    return small
+                }
             }
         }
         let length = try count(limit: remaining)

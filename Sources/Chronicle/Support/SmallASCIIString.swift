@@ -45,6 +45,39 @@ enum SmallASCIIString {
         #endif
     }
 
+    /// The `count` (at most ``capacity``) bytes at `start` as a string if
+    /// they are all ASCII, `nil` otherwise; the 16 bytes from `start` must
+    /// be readable (the caller's buffer goes on past the string). O(1):
+    /// two loads, where a copy of `count` bytes calls `memcpy`.
+    @inline(__always)
+    static func make(count: Int, at start: UnsafeRawPointer) -> String? {
+        #if _pointerBitWidth(_64)
+        guard isAvailable, let words = words(count: count, at: start) else { return nil }
+        return unsafeBitCast(words, to: String.self)
+        #else
+        return nil
+        #endif
+    }
+
+    /// The two words of the small string of the `count` bytes at `start`
+    /// (see ``make(count:at:)``), or `nil` if they are too many or not all
+    /// ASCII. Only where ``isAvailable``: the caller checks, once.
+    @inline(__always)
+    static func words(count: Int, at start: UnsafeRawPointer) -> (UInt64, UInt64)? {
+        guard count <= capacity else { return nil }
+        var low = UInt64(littleEndian: start.loadUnaligned(as: UInt64.self))
+        var high = UInt64(littleEndian: start.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        // Only the string's own bytes: the rest of the two words is zeros.
+        if count < 8 {
+            low &= (1 &<< UInt64(8 &* count)) &- 1
+            high = 0
+        } else {
+            high &= (1 &<< UInt64(8 &* (count &- 8))) &- 1
+        }
+        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        return (low, high | (0xE0 | UInt64(count)) << 56)
+    }
+
     /// The two words of the small string holding `bytes`, or `nil` if they
     /// are too many or not all ASCII.
     @inline(__always)

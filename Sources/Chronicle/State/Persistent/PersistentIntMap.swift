@@ -137,22 +137,44 @@ struct PersistentIntMap<Value> {
         // retained: the map holds it, and nothing copies the map meanwhile.
         var leaf: Unmanaged<Node>?
         var leafPrefix: Int64 = -1
-        for index in 0..<count {
-            let key = key(index)
-            precondition(key > largest, "PersistentIntMap.appendAscending: keys must ascend past the largest")
-            if let leaf, key &>> Int64(Bitmap.bitsPerLevel) == leafPrefix {
-                let digit = Bitmap.digit(UInt64(key), 0)
-                leaf._withUnsafeGuaranteedRef { node in
-                    node.bitmap |= Bitmap.bit(digit)
-                    node.values.append(value(index))
+        var index = 0
+        while index < count {
+            let first = key(index)
+            precondition(first > largest, "PersistentIntMap.appendAscending: keys must ascend past the largest")
+            if let leaf, first &>> Int64(Bitmap.bitsPerLevel) == leafPrefix {
+                // Every key from here on that goes into this leaf, its
+                // values laid out at once in a new array of the leaf's new
+                // size (most often the leaf holds one value so far): one
+                // append per object grew the leaf's array six times on its
+                // way to 64 and checked its capacity every time, and an
+                // append of a lazy map built a temporary array per leaf.
+                var end = index + 1, last = first
+                var bits = Bitmap.bit(Bitmap.digit(UInt64(first), 0))
+                while end < count {
+                    let next = key(end)
+                    guard next > last, next &>> Int64(Bitmap.bitsPerLevel) == leafPrefix else { break }
+                    bits |= Bitmap.bit(Bitmap.digit(UInt64(next), 0))
+                    last = next
+                    end += 1
                 }
-                largest = key
-                self.count += 1
+                leaf._withUnsafeGuaranteedRef { node in
+                    node.bitmap |= bits
+                    let kept = node.values.count, added = end - index
+                    node.values = ContiguousArray(unsafeUninitializedCapacity: kept + added) { buffer, initialized in
+                        let base = buffer.baseAddress.unsafelyUnwrapped
+                        node.values.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress.unsafelyUnwrapped, count: kept) }
+                        for offset in 0..<added { (base + kept + offset).initialize(to: value(index + offset)) }
+                        initialized = kept + added
+                    }
+                }
+                largest = last
+                self.count += end - index
+                index = end
                 continue
             }
             // The append path: every node from the root to the key's leaf is
             // this map's alone after it (shared ones are copied).
-            updateValue(value(index), forKey: key)
+            updateValue(value(index), forKey: first)
             var node = Unmanaged.passUnretained(root.unsafelyUnwrapped)
             var shift = self.shift
             while shift > 0 {
@@ -160,7 +182,8 @@ struct PersistentIntMap<Value> {
                 shift -= Bitmap.bitsPerLevel
             }
             leaf = node
-            leafPrefix = key &>> Int64(Bitmap.bitsPerLevel)
+            leafPrefix = first &>> Int64(Bitmap.bitsPerLevel)
+            index += 1
         }
     }
 

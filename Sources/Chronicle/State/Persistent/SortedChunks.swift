@@ -144,16 +144,20 @@ struct SortedChunks<Element: Comparable> {
                 index += 1
                 continue
             }
-            // Fill the last chunk with the ascending run that follows.
+            // Fill the last chunk with the ascending run that follows,
+            // found first and then copied at once.
             ownChunk(chunks.count - 1)
             let chunk = chunks[chunks.count - 1]
+            let room = Self.maximumChunk - chunk.elements.count
+            var end = index + 1
             var last = element
-            while index < elements.endIndex, chunk.elements.count < Self.maximumChunk, !(elements[index] < last) {
-                last = elements[index]
-                chunk.elements.append(last)
-                count += 1
-                index += 1
+            while end < elements.endIndex, end - index < room, !(elements[end] < last) {
+                last = elements[end]
+                end += 1
             }
+            chunk.elements.append(contentsOf: elements[index..<end])
+            count += end - index
+            index = end
         }
         while index < elements.endIndex {
             insert(elements[index])
