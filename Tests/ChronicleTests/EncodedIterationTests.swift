@@ -25,6 +25,16 @@ final class Annotated: Object {
 }
 extension Annotated: @unchecked Sendable {}
 
+/// A model whose integers come first, with bytes after them in the block:
+/// a plain integer followed by eight bytes of its object is read from one
+/// load when it is at most three bytes long.
+final class Measured: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var amount = 0
+    @Persisted var tail = ""
+}
+extension Measured: @unchecked Sendable {}
+
 /// Iterating every object of a table still in its checkpoint file
 /// (``EncodedScan``): the handles read their values from the blocks
 /// (``EncodedBlock``) one value at a time, the table is not built, and
@@ -252,6 +262,32 @@ struct EncodedIterationTests {
         }
         #expect(store.objects(Annotated.self).map { "\($0.id) \($0.note.count) \($0.remark?.count ?? -1) \($0.count)" } == expected)
         #expect(store.objects(Annotated.self).map(\.count) == (0..<200).map(Self.count))
+        #expect(!table.isBuilt)
+    }
+
+    /// Integers of every varint length, each side of every length's
+    /// bounds, read from a block where bytes follow them (the one-load
+    /// path up to three bytes) and where none do, read as written.
+    @Test func integersOfEveryLengthReadAsWritten() throws {
+        var amounts: [Int] = [0, .min, .max]
+        for shift in 0..<63 {
+            let power = 1 << shift
+            amounts += [power, power - 1, -power, -power + 1]
+        }
+        var expected: [String] = []
+        let (store, table) = try Lazy.reopenedLazily(try Lazy.lazyConfiguration(), table: "Measured") { store in
+            try store.write {
+                for (index, amount) in amounts.enumerated() {
+                    let measured = Measured()
+                    // Identifiers of one to four bytes too, then the tail
+                    // after them: none for every third object.
+                    (measured.id, measured.amount, measured.tail) = (index * 4_099, amount, index % 3 == 0 ? "" : "eleven char")
+                    store.add(measured)
+                    expected.append("\(index * 4_099) \(amount) \(measured.tail)")
+                }
+            }
+        }
+        #expect(store.objects(Measured.self).map { "\($0.id) \($0.amount) \($0.tail)" } == expected)
         #expect(!table.isBuilt)
     }
 

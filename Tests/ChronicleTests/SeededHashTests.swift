@@ -26,6 +26,44 @@ struct SeededHashTests {
         #expect(PersistedValue.string(left).trieHash == PersistedValue.string(right).trieHash)
     }
 
+    /// The hash of up to 15 bytes held in two words (a short string's,
+    /// which the fold's index entries hash) is the hash of those bytes in
+    /// a buffer, at every length and whatever the bytes.
+    @Test(arguments: 0...15)
+    func shortBytesInWordsHashAsTheBytes(count: Int) {
+        var generator = SplitMix64(seed: UInt64(count) &* 77 &+ 1)
+        for _ in 0..<50 {
+            var words: (UInt64, UInt64) = (generator.next(), generator.next())
+            withUnsafeMutableBytes(of: &words) { bytes in
+                for index in count..<16 { bytes[index] = 0 }
+            }
+            let inBuffer = withUnsafeBytes(of: words) { SeededHash.bytes(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            #expect(SeededHash.short(words, count: count) == inBuffer)
+        }
+    }
+
+    /// An indexed value filed from a record's slot (a fold's run of
+    /// creates) hashes as the same value looked up later: every length of
+    /// short ASCII string, integers of every size, and values that take
+    /// the ordinary way.
+    @Test func indexEntriesHashValuesAsTheIndexLooksThemUp() {
+        var values: [PersistedValue] = (0...15).map { .string(String("abcdefghijklmnop".prefix($0))) }
+        values += [.string("sixteen letters!"), .string("café"), .string("K\u{212A}")]
+        values += [0, 1, -1, 127, 128, 1 << 40, .min, .max].map { PersistedValue.int($0) }
+        for value in values {
+            let record = ObjectRecord([value])
+            var pending = PendingIndexEntries()
+            pending.add(ObjectKey(1), table: 0, property: 0, from: record)
+            pending.add(ObjectKey(2), table: 0, property: 0, value: value)
+            var filed: [(PersistedValue, UInt64, [ObjectKey])] = []
+            pending.drain { entry, keys in filed.append((entry.value, entry.hash, Array(keys))) }
+            #expect(filed.count == 1, "\(value): one entry for both keys")
+            #expect(filed.first?.0 == value)
+            #expect(filed.first?.1 == value.trieHash, "\(value)")
+            #expect(filed.first?.2 == [ObjectKey(1), ObjectKey(2)])
+        }
+    }
+
     /// Exactly three non-ASCII scalars are canonically equivalent to ASCII
     /// ones, the three the hash replaces: the claim its consistency rests on.
     @Test func onlyThreeScalarsDecomposeToASCII() {

@@ -40,6 +40,9 @@ final class CheckpointTable: EncodedTable {
     /// Per property, what checking a value needs, without copying the
     /// property's strings once per value.
     private let slots: [Slot]
+    /// ``SmallASCIIString/isAvailable``, looked up once: a short string's
+    /// words are then made on the spot (``plainSmallString(in:at:property:)``).
+    private let smallStrings = SmallASCIIString.isAvailable
     private let file: MappedFile
     /// The checkpoint's schema and next keys, no objects: what checking a
     /// value and building the table need.
@@ -377,8 +380,22 @@ final class CheckpointTable: EncodedTable {
         guard let base = bytes.baseAddress, offset < bytes.count,
               base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.intTag,
               slots[index].isPlain, slots[index].takesIntegers else { return nil }
-        var raw: UInt64 = 0, shift: UInt64 = 0
         var next = offset + 1
+        // Up to three bytes (identifiers, scores, counts) from one load,
+        // when eight bytes of the object's follow the tag.
+        if bytes.count - next >= 8 {
+            let word = UInt64(littleEndian: (base + next).loadUnaligned(as: UInt64.self))
+            var raw: UInt64?, length = 0
+            if word & 0x80 == 0 {
+                (raw, length) = (word & 0x7F, 1)
+            } else if word & 0x8000 == 0 {
+                (raw, length) = (word & 0x7F | word >> 1 & 0x3F80, 2)
+            } else if word & 0x80_0000 == 0 {
+                (raw, length) = (word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000, 3)
+            }
+            if let raw { return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + length) }
+        }
+        var raw: UInt64 = 0, shift: UInt64 = 0
         let limit = min(bytes.count, next + 10)
         while next < limit {
             let byte = base.load(fromByteOffset: next, as: UInt8.self)
@@ -408,6 +425,13 @@ final class CheckpointTable: EncodedTable {
         let length = Int(base.load(fromByteOffset: offset + 1, as: UInt8.self))
         guard length <= SmallASCIIString.capacity, length <= bytes.count - offset - 2 else { return nil }
         let start = offset + 2
+        // Two loads when 16 bytes of the object's follow, else a copy.
+        #if _pointerBitWidth(_64)
+        if smallStrings, bytes.count - start >= 16 {
+            guard let words = SmallASCIIString.words(count: length, at: base + start) else { return nil }
+            return (unsafeBitCast(words, to: String.self), start + length)
+        }
+        #endif
         guard let string = SmallASCIIString.make(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
             .bindMemory(to: UInt8.self)) else { return nil }
         return (string, start + length)

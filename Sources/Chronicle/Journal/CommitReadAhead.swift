@@ -54,7 +54,10 @@ extension CommitReader: CommitSource {}
 ///   thread, which lets it go when it next hands one over: destroying a
 ///   batch's events is work the folding thread need not do, and what they
 ///   hold was allocated in the reading thread's allocator arena, whose
-///   lock a free on another thread contends for.
+///   lock a free on another thread contends for. Once the journal is read
+///   the thread stays to free the batches still to come back, until the
+///   fold has taken the end (or the read-ahead is let go): the last
+///   ``depth`` batches were otherwise freed on the folding thread.
 ///
 /// The thread holds only the channel between the two, never this object,
 /// so the last reference to it going stops the thread.
@@ -129,9 +132,7 @@ final class CommitReadAhead: CommitSource {
             return current[index].commit
         }
         if done { return nil }
-        let spent = current
-        current = []
-        switch try channel.take(returning: spent) {
+        switch try channel.take(returning: &current) {
         case nil:
             done = true
             current = []
@@ -205,15 +206,23 @@ final class CommitReadAhead: CommitSource {
         private var failure: JournalError?
         private var finished = false
         private var stopped = false
+        /// The fold took the end: no batch comes back after this.
+        private var drained = false
 
         /// The next batch (never empty), `nil` after the last, or the
         /// reader's error once the batches before it are taken. `folded`,
-        /// the batch before, goes to the reading thread to free.
-        func take(returning folded: [ReadCommit]) throws(JournalError) -> [ReadCommit]? {
+        /// the batch before, goes to the reading thread to free (emptied
+        /// here, under the lock: a reference the folding thread kept past
+        /// it could be the last, and free the batch on that thread).
+        func take(returning folded: inout [ReadCommit]) throws(JournalError) -> [ReadCommit]? {
             condition.lock()
-            if !folded.isEmpty && !finished { spent.append(folded) }
+            if !folded.isEmpty {
+                spent.append(folded)
+                folded = []
+            }
             while batches.isEmpty && !finished { condition.wait() }
             let batch = batches.isEmpty ? nil : batches.removeFirst()
+            if batch == nil { drained = true }
             let failure = failure
             condition.signal()
             condition.unlock()
@@ -257,7 +266,7 @@ final class CommitReadAhead: CommitSource {
             while true {
                 do {
                     guard let commit = try read(&reader) else {
-                        _ = handOver(finishing: true)
+                        if handOver(finishing: true) { freeSpentUntilDrained() }
                         return
                     }
                     // Counting the commit too: many small commits make a batch as well.
@@ -265,9 +274,24 @@ final class CommitReadAhead: CommitSource {
                     batch.append(commit)
                     if events >= CommitReadAhead.batchEvents, !handOver(finishing: false) { return }
                 } catch {
-                    _ = handOver(finishing: true, failure: error)
+                    if handOver(finishing: true, failure: error) { freeSpentUntilDrained() }
                     return
                 }
+            }
+        }
+
+        /// After the last hand-over: frees each batch the fold gives back
+        /// (see "Freeing"), until it has taken the end or stopped.
+        private func freeSpentUntilDrained() {
+            while true {
+                condition.lock()
+                while spent.isEmpty && !drained && !stopped { condition.wait() }
+                let folded = spent
+                spent = []
+                let ended = drained || stopped
+                condition.unlock()
+                withExtendedLifetime(folded) {}
+                if ended { return }
             }
         }
     }

@@ -70,7 +70,12 @@ struct PendingIndexEntries {
     /// words, with no ``PersistedValue`` made unless its entry is new.
     /// O(1) expected.
     mutating func add(_ key: ObjectKey, table: Int, property: Int, from record: ObjectRecord) {
-        guard let fast = record.storage.slot(of: property, { FastKey(slot: $0, tag: $1, smallASCII: smallASCII) }) else {
+        // The slot's kind and words read out first, the key made after: made
+        // inside the closure, it kept the closure from being inlined.
+        let (tag, words) = record.storage.slot(of: property) { slot, tag in
+            (tag, (slot.load(as: UInt64.self), slot.load(fromByteOffset: 8, as: UInt64.self)))
+        }
+        guard let fast = FastKey(tag: tag, words: words, smallASCII: smallASCII) else {
             add(key, table: table, property: property, value: record[property])
             return
         }
@@ -151,14 +156,13 @@ struct PendingIndexEntries {
             }
         }
 
-        /// The key of the value in a record's slot of kind `tag` (see
-        /// ``RecordStorage``), `nil` for any other kind.
+        /// The key of the value in a record's slot of kind `tag` holding
+        /// `words` (see ``RecordStorage``), `nil` for any other kind.
         @inline(__always)
-        init?(slot: UnsafeRawPointer, tag: UInt64, smallASCII: Bool) {
+        init?(tag: UInt64, words: (UInt64, UInt64), smallASCII: Bool) {
             if tag == RecordStorage.Tag.int {
-                self.init(integer: slot.load(as: Int64.self))
-            } else if tag == RecordStorage.Tag.string, smallASCII,
-                      let words = Self.smallASCIIWords((slot.load(as: UInt64.self), slot.load(fromByteOffset: 8, as: UInt64.self))) {
+                self.init(integer: Int64(bitPattern: words.0))
+            } else if tag == RecordStorage.Tag.string, smallASCII, let words = Self.smallASCIIWords(words) {
                 self.init(smallASCII: words)
             } else {
                 return nil
@@ -178,9 +182,7 @@ struct PendingIndexEntries {
         private init(smallASCII words: (UInt64, UInt64)) {
             kind = Self.smallASCII
             self.words = words
-            var bytes = words
-            let count = Int(words.1 >> 56 & 0xF)
-            hash = withUnsafeBytes(of: &bytes) { SeededHash.bytes(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            hash = SeededHash.short((words.0, words.1 & 0x00FF_FFFF_FFFF_FFFF), count: Int(words.1 >> 56 & 0xF))
         }
 
         /// `words` if they are a small ASCII string's (the flags byte says

@@ -52,6 +52,34 @@ enum SeededHash {
         bytesAndOr(bytes, seed: seed).hash
     }
 
+    /// ``bytes(_:seed:)`` of the `count` (at most 15) bytes that `words`
+    /// hold from its first byte on, little-endian, zeros after them (a
+    /// small string's two words): the same steps on registers, with no
+    /// buffer to read. O(1).
+    @inline(__always)
+    static func short(_ words: (UInt64, UInt64), count: Int, seed: UInt64 = seed) -> UInt64 {
+        var hash = seed ^ UInt64(count)
+        var rest = words.0, restCount = count
+        if count >= 8 {
+            hash = mix(hash ^ words.0)
+            rest = words.1
+            restCount = count &- 8
+        }
+        // As `bytesAndOr` takes its tail: a 4-, a 2- and a 1-byte load, each
+        // shifted in after the ones before.
+        var tail: UInt64 = 0
+        if restCount & 4 != 0 {
+            tail = rest & 0xFFFF_FFFF
+            rest >>= 32
+        }
+        if restCount & 2 != 0 {
+            tail = tail << 16 | rest & 0xFFFF
+            rest >>= 16
+        }
+        if restCount & 1 != 0 { tail = tail << 8 | rest & 0xFF }
+        return mix(hash ^ tail)
+    }
+
     /// The hash of `bytes`, and the bitwise or of all of them (so that a
     /// caller learns in the same pass whether they are all ASCII).
     @inline(__always)
