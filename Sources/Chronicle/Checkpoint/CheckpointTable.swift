@@ -385,15 +385,8 @@ final class CheckpointTable: EncodedTable {
         // when eight bytes of the object's follow the tag.
         if bytes.count - next >= 8 {
             let word = UInt64(littleEndian: (base + next).loadUnaligned(as: UInt64.self))
-            var raw: UInt64?, length = 0
-            if word & 0x80 == 0 {
-                (raw, length) = (word & 0x7F, 1)
-            } else if word & 0x8000 == 0 {
-                (raw, length) = (word & 0x7F | word >> 1 & 0x3F80, 2)
-            } else if word & 0x80_0000 == 0 {
-                (raw, length) = (word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000, 3)
-            }
-            if let raw { return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + length) }
+            let read = word & 0x80 == 0 ? (word & 0x7F, length: 1) : BinaryReader.twoOrThreeByteVarint(word)
+            if let (raw, length) = read { return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + length) }
         }
         var raw: UInt64 = 0, shift: UInt64 = 0
         let limit = min(bytes.count, next + 10)

@@ -146,8 +146,9 @@ struct PendingIndexEntries {
                 self.init(integer: integer)
             case .string(let string):
                 #if _pointerBitWidth(_64)
-                guard smallASCII, let words = Self.smallASCIIWords(unsafeBitCast(string, to: (UInt64, UInt64).self)) else { return nil }
-                self.init(smallASCII: words)
+                let words = unsafeBitCast(string, to: (UInt64, UInt64).self)
+                guard smallASCII, let count = SmallASCIIString.count(ofWords: words) else { return nil }
+                self.init(smallASCII: words, count: count)
                 #else
                 return nil
                 #endif
@@ -162,8 +163,8 @@ struct PendingIndexEntries {
         init?(tag: UInt64, words: (UInt64, UInt64), smallASCII: Bool) {
             if tag == RecordStorage.Tag.int {
                 self.init(integer: Int64(bitPattern: words.0))
-            } else if tag == RecordStorage.Tag.string, smallASCII, let words = Self.smallASCIIWords(words) {
-                self.init(smallASCII: words)
+            } else if tag == RecordStorage.Tag.string, smallASCII, let count = SmallASCIIString.count(ofWords: words) {
+                self.init(smallASCII: words, count: count)
             } else {
                 return nil
             }
@@ -179,18 +180,11 @@ struct PendingIndexEntries {
         /// The hash of the string's bytes, which ``SeededHash/string(_:seed:)``
         /// gives an ASCII string.
         @inline(__always)
-        private init(smallASCII words: (UInt64, UInt64)) {
+        private init(smallASCII words: (UInt64, UInt64), count: Int) {
             kind = Self.smallASCII
             self.words = words
-            hash = SeededHash.short((words.0, words.1 & 0x00FF_FFFF_FFFF_FFFF), count: Int(words.1 >> 56 & 0xF))
-        }
-
-        /// `words` if they are a small ASCII string's (the flags byte says
-        /// small, ASCII and immortal), `nil` otherwise.
-        @inline(__always)
-        private static func smallASCIIWords(_ words: (UInt64, UInt64)) -> (UInt64, UInt64)? {
-            guard words.1 >> 60 == 0xE else { return nil }
-            return words
+            // The bytes alone: the flags byte is not the string's.
+            hash = SeededHash.short((words.0, words.1 & 0x00FF_FFFF_FFFF_FFFF), count: count)
         }
     }
 

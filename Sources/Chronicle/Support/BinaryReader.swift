@@ -81,18 +81,23 @@ struct BinaryReader {
         // Two or three bytes (object keys, identifiers, most integers),
         // from one load and without a call, while ten bytes remain. The
         // first byte has its continuation bit (or the input ended).
-        if buffer.count - offset >= 10, let base = buffer.baseAddress {
-            let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
-            if word & 0x8000 == 0 {
-                offset += 2
-                return word & 0x7F | word >> 1 & 0x3F80
-            }
-            if word & 0x80_0000 == 0 {
-                offset += 3
-                return word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000
-            }
+        if buffer.count - offset >= 10, let base = buffer.baseAddress,
+           let (value, length) = Self.twoOrThreeByteVarint(UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))) {
+            offset += length
+            return value
         }
         return try longVarint()
+    }
+
+    /// The varint that `word`'s low bytes start with (little-endian), and
+    /// its length, if it is two or three bytes long; `nil` otherwise. Its
+    /// first byte must have its continuation bit (a one-byte varint is
+    /// read without this). O(1): masks and shifts, no loop.
+    @inline(__always)
+    static func twoOrThreeByteVarint(_ word: UInt64) -> (UInt64, length: Int)? {
+        if word & 0x8000 == 0 { return (word & 0x7F | word >> 1 & 0x3F80, 2) }
+        if word & 0x80_0000 == 0 { return (word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000, 3) }
+        return nil
     }
 
     @inline(never)
@@ -202,7 +207,7 @@ struct BinaryReader {
         guard let base = buffer.baseAddress, buffer.count - offset > 16,
               let words = SmallASCIIString.words(count: Int(base.load(fromByteOffset: offset, as: UInt8.self)), at: base + offset + 1)
         else { return nil }
-        offset += 1 + Int(words.1 >> 56 & 0xF)
+        offset += 1 + Int(base.load(fromByteOffset: offset, as: UInt8.self))
         return words
     }
 

@@ -74,8 +74,24 @@ enum SmallASCIIString {
         } else {
             high &= (1 &<< UInt64(8 &* (count &- 8))) &- 1
         }
-        guard (low | high) & 0x8080_8080_8080_8080 == 0 else { return nil }
-        return (low, high | (0xE0 | UInt64(count)) << 56)
+        return finished((low, high), count: count)
+    }
+
+    /// `bytes`, the first `count` of them the string's and the rest zeros,
+    /// as a small string's words: `nil` unless all ASCII.
+    @inline(__always)
+    private static func finished(_ bytes: (UInt64, UInt64), count: Int) -> (UInt64, UInt64)? {
+        guard (bytes.0 | bytes.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
+        // Small (0x20), ASCII (0x40), immortal (0x80), and the count.
+        return (bytes.0, bytes.1 | (0xE0 | UInt64(count)) << 56)
+    }
+
+    /// How many bytes the small ASCII string whose two words are `words`
+    /// holds; `nil` if they are not such a string's (its flags byte says
+    /// otherwise). Only where ``isAvailable``: the caller checks, once.
+    @inline(__always)
+    static func count(ofWords words: (UInt64, UInt64)) -> Int? {
+        words.1 >> 60 == 0xE ? Int(words.1 >> 56 & 0xF) : nil
     }
 
     /// The two words of the small string holding `bytes`, or `nil` if they
@@ -88,9 +104,6 @@ enum SmallASCIIString {
         if let base = bytes.baseAddress {
             withUnsafeMutableBytes(of: &words) { $0.baseAddress.unsafelyUnwrapped.copyMemory(from: base, byteCount: count) }
         }
-        guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
-        // Small (0x20), ASCII (0x40), immortal (0x80), and the count.
-        words.1 |= (0xE0 | UInt64(count)) << 56
-        return words
+        return finished(words, count: count)
     }
 }
