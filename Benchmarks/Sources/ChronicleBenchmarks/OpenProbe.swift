@@ -15,6 +15,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
 ///     ChronicleBenchmarks --probe refold DIR [COUNT] # four folds in one process, each store dropped before the next; resident after each
 ///     ChronicleBenchmarks --probe observe DIR        # W5's Chronicle side in this process (DIR holds its store); its figures
+///     ChronicleBenchmarks --probe turns DIR [COUNT]  # four stores on one journal in this process take turns, COUNT commits each (default 2,000): a write that catches up on the others' commits, on one thread
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -91,6 +92,20 @@ enum OpenProbe {
             #else
             print("--probe sync uses inotify: Linux only")
             #endif
+        case "turns":
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent("turns-\(UUID().uuidString).journal")
+            let stores = try (0..<4).map { _ in try SharingBenchmark.open(url, durability: .none) }
+            for (index, store) in stores.enumerated() { try store.write { store.create(Beat.self, value: ["id": index]) } }
+            let beats = stores.indices.map { stores[$0].object(ofType: Beat.self, forPrimaryKey: $0)! }
+            let rounds = arguments.count > 2 ? count : 2_000
+            let turns = ContinuousClock.now
+            for _ in 0..<rounds {
+                for (store, beat) in zip(stores, beats) { try store.write { beat.count += 1 } }
+            }
+            print("a commit after another store's:", (ContinuousClock.now - turns) / (rounds * stores.count))
+            for store in stores { try store.close() }
+            try? FileManager.default.removeItem(at: url)
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17

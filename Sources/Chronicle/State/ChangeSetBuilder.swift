@@ -22,7 +22,7 @@ public struct ChangeSetBuilder: Sendable {
     private var order: [Touched] = []
     /// The entries of the objects touched, except fresh creations that
     /// nothing touched since.
-    private var entries: [TableKey: Entry] = [:]
+    private var entries = Entries()
     /// Per table index, the smallest key created fresh (`Int64.max`: none).
     /// No key at or above it existed when the builder began.
     private var freshFloor: [Int64] = []
@@ -51,6 +51,33 @@ public struct ChangeSetBuilder: Sendable {
 
     /// Whether nothing has been recorded. O(1).
     public var isEmpty: Bool { order.isEmpty && !schemaChanged }
+
+    /// Entries by object: the first object's held inline, the others in a
+    /// dictionary made only when a second object is touched. Most commits
+    /// touch one object (a property set, an object added), and the
+    /// dictionary's storage, growth and hashing cost such a commit more than
+    /// the rest of its bookkeeping, in every process that folds it.
+    private struct Entries: Sendable {
+        private var firstObject: TableKey?
+        private var first = Entry(existedBefore: false, exists: false)
+        private var others: [TableKey: Entry] = [:]
+
+        /// The entry of `object`, if it has one. O(1) expected.
+        subscript(object: TableKey) -> Entry? {
+            if firstObject == object { return first }
+            return others.isEmpty ? nil : others[object]
+        }
+
+        /// Sets the entry of `object`. O(1) expected.
+        mutating func set(_ entry: Entry, for object: TableKey) {
+            if firstObject == nil || firstObject == object {
+                firstObject = object
+                first = entry
+            } else {
+                others[object] = entry
+            }
+        }
+    }
 
     private struct Touched: Sendable {
         var object: TableKey
@@ -105,7 +132,7 @@ public struct ChangeSetBuilder: Sendable {
             entry.lastRecord = nil
         }
         entry.exists = true
-        entries[object] = entry
+        entries.set(entry, for: object)
     }
 
     mutating func modified(_ object: TableKey, property: Int, old: PersistedValue, new: PersistedValue) {
@@ -123,7 +150,7 @@ public struct ChangeSetBuilder: Sendable {
         } else {
             entry.deltas.append(PropertyDelta(property: property, oldValue: old, newValue: new))
         }
-        entries[object] = entry
+        entries.set(entry, for: object)
     }
 
     mutating func deleted(_ object: TableKey, record: ObjectRecord) {
@@ -134,7 +161,7 @@ public struct ChangeSetBuilder: Sendable {
         if fresh { freshTouched += 1 }
         entry.exists = false
         entry.lastRecord = record
-        entries[object] = entry
+        entries.set(entry, for: object)
     }
 
     /// The coalesced change set, stamped with `version`. O(objects touched).
@@ -157,8 +184,9 @@ public struct ChangeSetBuilder: Sendable {
                 deletions.append(object)
                 deletedRecords[object] = entry.lastRecord
             case (true, true) where !entry.deltas.isEmpty:
-                modifications.append(ObjectModification(table: object.table, key: object.key,
-                                                        properties: entry.deltas.sorted { $0.property < $1.property }))
+                // One changed property (the common case) is sorted already: no copy.
+                let deltas = entry.deltas.count == 1 ? entry.deltas : entry.deltas.sorted { $0.property < $1.property }
+                modifications.append(ObjectModification(table: object.table, key: object.key, properties: deltas))
             default:
                 break
             }
