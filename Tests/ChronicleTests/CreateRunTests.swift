@@ -4,7 +4,7 @@ import Testing
 
 /// Issue 31: a journal's fold takes a run of creates of one type, with keys
 /// and integer primary keys counted up, into its tries leaf by leaf
-/// (``StoreState/foldCreateRun(_:from:table:records:created:changes:deferring:)``).
+/// (``StoreState/foldCreateRun(_:from:changes:deferring:)``).
 /// What it folds must be what folding the events one by one gives, for runs
 /// it takes and runs it must leave, and a bad event in a run must be
 /// reported as the event-by-event fold reports it.
@@ -142,6 +142,75 @@ struct CreateRunTests {
         // Folded up to the commit before the bad one, both ways.
         #expect(plain.version == 5)
         #expect(readAhead.version == 5)
+    }
+
+    /// The read-ahead takes a commit's creates out of its events (issue 31);
+    /// the fold folds each in its place among the events left: before the
+    /// first, between two, after the last, of two types in turn, with an
+    /// event on an object created just before it. A failure's event index
+    /// counts the creates before it, as the event-by-event fold's does.
+    @Test func createsAmongOtherEventsFoldInTheirPlaces() throws {
+        let url = try JournalFixtures.journalURL()
+        let member = TypeSchema(name: "Member", properties: [
+            PropertySchema(name: "id", type: .int, isPrimaryKey: true),
+            PropertySchema(name: "team", type: .string, isIndexed: true),
+        ])
+        let tag = TypeSchema(name: "Tag", properties: [PropertySchema(name: "name", type: .string)])
+        func create(_ id: Int64, _ team: String = "team") -> Event {
+            .create(table: 0, key: ObjectKey(id), values: [.int(id), .string(team)])
+        }
+        func createTag(_ key: Int64) -> Event { .create(table: 1, key: ObjectKey(key), values: [.string("tag \(key)")]) }
+        do {
+            let journal = try Journal(fileURL: url, durability: .none)
+            try journal.append(Commit(version: 1, timestamp: Date(), events: [.defineType(member), .defineType(tag)]))
+            // Enough journal for a read-ahead.
+            for version in 2...5 as ClosedRange<UInt64> {
+                let ids = Int64(version - 2) * 4_000 + 1 ... Int64(version - 1) * 4_000
+                try journal.append(Commit(version: version, timestamp: Date(), events: ids.map { create($0, "team \($0 % 7)") }))
+            }
+            try journal.append(Commit(version: 6, timestamp: Date(), events: [
+                create(16_001), create(16_002),
+                .set(table: 0, key: ObjectKey(16_001), property: 1, value: .string("renamed")),
+                createTag(1), create(16_003), create(16_004),
+                .delete(table: 0, key: ObjectKey(16_002)),
+                createTag(2), createTag(3),
+                .set(table: 0, key: ObjectKey(1), property: 1, value: .string("first changed")),
+                create(16_005), create(16_006),
+            ]))
+            // Event 2 reuses object 16,001's primary key.
+            try journal.append(Commit(version: 7, timestamp: Date(), events: [
+                create(16_007), .set(table: 0, key: ObjectKey(16_007), property: 1, value: .string("seven")),
+                .create(table: 0, key: ObjectKey(16_008), values: [.int(16_001), .string("duplicate")]),
+            ]))
+            try journal.close()
+        }
+        let journal = try Journal(contentsOf: url)
+        #expect(CommitReadAhead.worthwhile(for: journal.reader()))
+        var plain = StoreState(), readAhead = StoreState()
+        var reader = journal.reader()
+        try plain.fold(&reader, through: 6)
+        try readAhead.foldReadingAhead(journal.reader(), through: 6)
+        #expect(readAhead.version == 6)
+        #expect(readAhead.isContentEqual(plain))
+        #expect(readAhead._invariantViolations().isEmpty)
+        #expect(readAhead.object(table: 0, key: ObjectKey(16_001))?[1] == .string("renamed"))
+        #expect(readAhead.object(table: 0, key: ObjectKey(16_002)) == nil)
+        #expect(readAhead.object(table: 0, key: ObjectKey(1))?[1] == .string("first changed"))
+        #expect(readAhead.keys(table: 0, property: 1, equalTo: .string("team"))?.count == 4)
+        #expect(readAhead.tables[0].objects.count == 16_000 + 5)
+        #expect(readAhead.tables[1].objects.count == 3)
+
+        var plainToTheEnd = StoreState(), readAheadToTheEnd = StoreState()
+        reader = journal.reader()
+        let expected = #expect(throws: JournalFoldError.self) { try plainToTheEnd.fold(&reader) }
+        let error = #expect(throws: JournalFoldError.self) { try readAheadToTheEnd.foldReadingAhead(journal.reader()) }
+        guard case .fold(let expectedFold)? = expected, case .fold(let fold)? = error else {
+            Issue.record("both folds should fail at version 7: \(String(describing: expected)), \(String(describing: error))")
+            return
+        }
+        #expect(expectedFold.eventIndex == 2)
+        #expect(fold == expectedFold)
+        #expect(readAheadToTheEnd.version == 6)
     }
 
     /// The read-ahead decodes each create's values straight into its

@@ -102,8 +102,9 @@ enum EventCodec {
         return try decodeCommit(&r, creates: &keep)
     }
 
-    /// The commit in `bytes`, its `.create` events' values decoded into
-    /// `creates` rather than into the events (which then carry none).
+    /// The commit in `bytes`, its `.create` events decoded into `creates`
+    /// rather than into the events, when `creates` takes them (see
+    /// ``CreateValuesReceiver``).
     static func decodeCommit<Creates: CreateValuesReceiver>(
         _ bytes: UnsafeRawBufferPointer, creates: inout Creates
     ) throws(BinaryReader.Malformed) -> Commit {
@@ -113,9 +114,10 @@ enum EventCodec {
         return commit
     }
 
-    // Generic over where creates' values go, and specialised for each: the
-    // fold's decodes them straight into records (no array of values per
-    // object made and destroyed); every other reader keeps them in the events.
+    // Generic over where creates go, and specialised for each: the fold's
+    // decodes them straight into records (no array of values per object,
+    // and no event, made and destroyed); every other reader keeps them in
+    // the events.
     static func decodeCommit<Creates: CreateValuesReceiver>(
         _ r: inout BinaryReader, creates: inout Creates
     ) throws(BinaryReader.Malformed) -> Commit {
@@ -135,8 +137,12 @@ enum EventCodec {
         }
         let eventCount = try r.count(limit: r.remaining)
         var events: [Event] = []
-        events.reserveCapacity(eventCount)
-        for _ in 0..<eventCount { events.append(try decodeEvent(&r, creates: &creates)) }
+        // Taken creates leave the events empty or short: a commit of
+        // creates then allocates no array of events at all.
+        if Creates.keepsValues { events.reserveCapacity(eventCount) } else { creates.expect(events: eventCount) }
+        for _ in 0..<eventCount {
+            if let event = try decodeEvent(&r, creates: &creates, position: events.count) { events.append(event) }
+        }
         return Commit(version: version, timestamp: timestamp, label: label, metadata: metadata, events: events)
     }
 
@@ -190,12 +196,16 @@ enum EventCodec {
 
     static func decodeEvent(_ r: inout BinaryReader) throws(BinaryReader.Malformed) -> Event {
         var keep = KeepCreateValues()
-        return try decodeEvent(&r, creates: &keep)
+        // Never `nil`: values kept, every event is returned.
+        return try decodeEvent(&r, creates: &keep, position: 0)!
     }
 
+    /// The next event, or `nil` for a `.create` event `creates` took
+    /// (``CreateValuesReceiver/keepsValues`` `false`), which then comes
+    /// before the commit's event at `position`.
     static func decodeEvent<Creates: CreateValuesReceiver>(
-        _ r: inout BinaryReader, creates: inout Creates
-    ) throws(BinaryReader.Malformed) -> Event {
+        _ r: inout BinaryReader, creates: inout Creates, position: Int
+    ) throws(BinaryReader.Malformed) -> Event? {
         let tagOffset = r.offset
         let rawTag = try r.byte()
         guard let tag = EventTag(rawValue: rawTag) else { throw .unknownTag(offset: tagOffset, "unknown event tag \(rawTag)") }
@@ -218,8 +228,8 @@ enum EventCodec {
         case .create:
             let count = try r.count(limit: r.remaining)
             guard Creates.keepsValues else {
-                try creates.decodeValues(count: count, from: &r)
-                return .create(table: table, key: key, values: [])
+                try creates.decodeCreate(table: table, key: key, valueCount: count, before: position, from: &r)
+                return nil
             }
             var values: [PersistedValue] = []
             values.reserveCapacity(count)
@@ -393,7 +403,7 @@ enum EventCodec {
 
     /// The tag an integer value starts with in the encoding: the fold's
     /// read-ahead decodes integers and strings itself, straight into a
-    /// record (``DecodedRecords``), and hands every other value to
+    /// record (``DecodedCreates``), and hands every other value to
     /// ``decodeValue(_:depth:)``.
     static var intTag: UInt8 { ValueTag.int.rawValue }
     /// The tag a string value starts with (see ``intTag``).
@@ -457,24 +467,33 @@ protocol DetachedValues {
     subscript(index: Int) -> PersistedValue { get }
 }
 
-/// Where ``EventCodec`` puts the values of the `.create` events it
-/// decodes: in the events (``KeepCreateValues``), or, for the fold,
-/// straight into the objects' records, in event order, the events then
-/// carrying none (the decoding counterpart of ``DetachedValues``).
+/// Where ``EventCodec`` puts the `.create` events it decodes: in the
+/// commit's events (``KeepCreateValues``), or, for the fold, taken out of
+/// them whole, each object's values decoded straight into its record, in
+/// event order (the decoding counterpart of ``DetachedValues``).
 protocol CreateValuesReceiver {
-    /// Whether the values go into the events; `false` sends them to
-    /// ``decodeValues(count:from:)``.
+    /// Whether creates stay in the events; `false` sends each to
+    /// ``decodeCreate(table:key:valueCount:before:from:)`` and leaves it
+    /// out of the commit's events.
     static var keepsValues: Bool { get }
-    /// Decodes the next `.create` event's `count` values from `reader`
-    /// (with ``EventCodec/decodeValue(_:depth:)``) and keeps them. What it
-    /// throws, the decode throws.
-    mutating func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed)
+    /// Decodes the next `.create` event's `valueCount` values from
+    /// `reader` (as ``EventCodec/decodeValue(_:depth:)`` does) and keeps
+    /// them with the event's `table` and `key`. `position`: the index, in
+    /// the commit's events, of the event the create came before (the
+    /// number of events kept so far). What it throws, the decode throws.
+    mutating func decodeCreate(table: Int, key: ObjectKey, valueCount: Int, before position: Int,
+                               from reader: inout BinaryReader) throws(BinaryReader.Malformed)
+    /// Told, before a commit's events are decoded, how many there are:
+    /// at most that many creates come.
+    mutating func expect(events count: Int)
 }
 
-/// Values stay in their `.create` events: every decode but the fold's.
+/// Creates stay in the events with their values: every decode but the fold's.
 struct KeepCreateValues: CreateValuesReceiver {
     static var keepsValues: Bool { true }
-    func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
-        preconditionFailure("values are kept in their events")
+    func expect(events count: Int) {}
+    func decodeCreate(table: Int, key: ObjectKey, valueCount: Int, before position: Int,
+                      from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+        preconditionFailure("creates are kept in the events")
     }
 }

@@ -45,11 +45,11 @@ extension CommitReader: CommitSource {}
 ///   gets no read-ahead and reads for itself.
 /// - **Preparing.** The thread reads each commit with the fold's
 ///   ``Read``, which may make more of it than the commit, handed over with
-///   it (``takePrepared()``): ``StoreState``'s read decodes each `.create`
-///   event's values straight into the object's record (the event then
-///   carries none), so no array of values is made per object, and the
-///   records a fold keeps lie next to one another. A commit handed out
-///   then is for that fold alone.
+///   it (``takePrepared()``): ``StoreState``'s read takes each `.create`
+///   event out of the commit's events and decodes its values straight
+///   into the object's record, so no event or array of values is made per
+///   object, and the records a fold keeps lie next to one another. A
+///   commit handed out then is for that fold alone.
 /// - **Freeing.** A batch the fold has gone through goes back to the
 ///   thread, which lets it go when it next hands one over: destroying a
 ///   batch's events is work the folding thread need not do, and what they
@@ -79,10 +79,15 @@ final class CommitReadAhead: CommitSource {
     struct ReadCommit: Sendable {
         let commit: Commit
         let prepared: (any Sendable)?
+        /// How many events the commit holds as written, those the read
+        /// took out of its events into `prepared` included: what a batch's
+        /// size counts.
+        let events: Int
 
-        init(_ commit: Commit, prepared: (any Sendable)?) {
+        init(_ commit: Commit, prepared: (any Sendable)?, events: Int? = nil) {
             self.commit = commit
             self.prepared = prepared
+            self.events = events ?? commit.events.count
         }
     }
 
@@ -270,7 +275,7 @@ final class CommitReadAhead: CommitSource {
                         return
                     }
                     // Counting the commit too: many small commits make a batch as well.
-                    events += commit.commit.events.count + 1
+                    events += commit.events + 1
                     batch.append(commit)
                     if events >= CommitReadAhead.batchEvents, !handOver(finishing: false) { return }
                 } catch {

@@ -27,8 +27,8 @@ struct TimeTravel: Sendable {
         var reader = journal.reader(from: state.version + 1)
         var spacing = CheckpointSpacing(checkpoints)
         do {
-            try state.fold(&reader, through: version) { state, commit in
-                spacing.didFold(state, events: commit.events.count)
+            try state.fold(&reader, through: version) { state, events in
+                spacing.didFold(state, events: events)
                 return true
             }
         } catch {

@@ -117,7 +117,7 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// Storage for `count` values that `decode` writes straight into their
     /// slots, one after another, returning each one's ``Tag``: what the
     /// fold's read-ahead does with a `.create` event's values (see
-    /// ``DecodedRecords/decodeValue(_:intoSlot:smallStrings:)``), with no ``PersistedValue``
+    /// ``DecodedCreates/decodeValue(_:intoSlot:smallStrings:)``), with no ``PersistedValue``
     /// made, copied into the record and destroyed in between.
     ///
     /// If `decode` throws, the values it wrote before are destroyed and
@@ -221,6 +221,22 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     var word: UInt64 {
         get { withUnsafeMutablePointerToHeader { $0.pointee } }
         set { withUnsafeMutablePointerToHeader { $0.pointee = newValue } }
+    }
+
+    /// The header word (``word``) of a record holding a non-null value of
+    /// each of `properties`' kinds, `nil` if there are more than
+    /// ``headerTags`` or one is a link or a collection. A record with this
+    /// word passes every check of a create's values
+    /// (``StoreState/checkCreatedValues(_:_:)``): its count is right, and
+    /// each value is of the kind its plain property takes. O(properties).
+    static func plainWord(_ properties: UnsafeBufferPointer<PropertySchema>) -> UInt64? {
+        guard properties.count <= headerTags else { return nil }
+        var word = UInt64(properties.count)
+        for (index, property) in properties.enumerated() {
+            guard property.collection == .none, property.type != .object else { return nil }
+            word |= Tag.of(property.type) << UInt64(16 + 4 * index)
+        }
+        return word
     }
 
     /// Extra words of tags for `count` values.

@@ -1,8 +1,9 @@
 extension StoreState {
-    /// Folds, at once, the run of `.create` events of `table` that starts at
-    /// `events[start]`, whose records (made ahead) start at
-    /// `records[created]`; returns how many events it folded. 0 when the
-    /// events there must be folded one by one (then nothing changed).
+    /// Folds, at once, the run of creates (taken out of a commit's events,
+    /// their records made ahead) that starts at `creates[start]`: those of
+    /// its table that came before the same event; returns how many it
+    /// folded. 0 when the creates there must be folded one by one (then
+    /// nothing changed).
     ///
     /// A commit that creates many objects of one type — a bulk insert, an
     /// import, most of a journal a cold open folds — gives their keys in
@@ -17,52 +18,54 @@ extension StoreState {
     /// link property (a link's target and ownership need the objects before
     /// it); object keys ascending from the table's next key; integer primary
     /// keys ascending from above the index's largest. Every object's values
-    /// are checked (``checkCreatedValues(_:_:)``) before anything changes.
+    /// are checked (``checkCreatedValues(_:_:)``; a record of a plain type
+    /// holding a value of each property's kind by its header word alone,
+    /// ``RecordStorage/plainWord(_:)``) before anything changes.
     /// The run ends before the first event that breaks a condition or whose
     /// values fail their check: that event is folded alone, event by event,
     /// which reports a failure against it.
     ///
     /// - Complexity: O(run + leaves touched × log64 n).
-    mutating func foldCreateRun(_ events: [Event], from start: Int, table: Int, records: ContiguousArray<ObjectRecord>,
-                                created: Int, changes: inout ChangeSetBuilder,
-                                deferring pending: inout PendingIndexEntries) -> Int {
+    mutating func foldCreateRun(_ creates: ContiguousArray<DecodedCreate>, from start: Int,
+                                changes: inout ChangeSetBuilder, deferring pending: inout PendingIndexEntries) -> Int {
+        let table = creates[start].table, before = creates[start].before
         // A run of one is folded as well one by one; checked first, it
         // costs a lone create (or a type with links) almost nothing.
-        guard start + 1 < events.count, created + 1 < records.count,
-              case let .create(nextTable, _, _) = events[start + 1], nextTable == table,
+        guard start + 1 < creates.count, creates[start + 1].table == table, creates[start + 1].before == before,
               tables.indices.contains(table), tables[table].deferred == nil,
               !schema[table].properties.withUnsafeBufferPointer({ $0.contains { $0.type == .object } }) else { return 0 }
         let primaryKey = tables[table].primaryKey
+        // A record whose header word is this one passes the checks below
+        // with that one comparison (most records of a plain type do).
+        let plainWord = schema[table].properties.withUnsafeBufferPointer(RecordStorage.plainWord)
         var lastKey = max(tables[table].nextKey, tables[table].ownObjects.lastKey.map { $0 + 1 } ?? 0) - 1
         var lastPrimaryKey = tables[table].ownPrimaryKeyIndex.largestInteger
         var end = start
-        while end < events.count, created + (end - start) < records.count,
-              case let .create(eventTable, key, _) = events[end], eventTable == table, key.rawValue > lastKey {
-            let record = records[created + (end - start)]
+        while end < creates.count, creates[end].table == table, creates[end].before == before,
+              creates[end].key.rawValue > lastKey {
+            let record = creates[end].record
             if let primaryKey {
                 guard let value = record.storage.integer(at: primaryKey), value > lastPrimaryKey else { break }
                 lastPrimaryKey = value
             }
-            do throws(Reason) {
-                try checkCreatedValues(table, record.elements)
-            } catch {
-                break
+            if plainWord == nil || record.storage.word != plainWord {
+                do throws(Reason) {
+                    try checkCreatedValues(table, record.elements)
+                } catch {
+                    break
+                }
             }
-            lastKey = key.rawValue
+            lastKey = creates[end].key.rawValue
             end += 1
         }
         let count = end - start
         guard count > 1 else { return 0 }
-        func key(_ index: Int) -> ObjectKey {
-            guard case let .create(_, key, _) = events[start + index] else { preconditionFailure("a run holds creates only") }
-            return key
-        }
         tables[table].appendObjects(
-            count: count, key: key, record: { records[created + $0] },
-            primaryKey: { records[created + $0].storage.integer(at: primaryKey.unsafelyUnwrapped).unsafelyUnwrapped },
+            count: count, key: { creates[start + $0].key }, record: { creates[start + $0].record },
+            primaryKey: { creates[start + $0].record.storage.integer(at: primaryKey.unsafelyUnwrapped).unsafelyUnwrapped },
             table: table, deferring: &pending)
-        for index in 0..<count {
-            changes.created(TableKey(table: table, key: key(index)), record: records[created + index], fresh: true)
+        for index in start..<end {
+            changes.created(TableKey(table: table, key: creates[index].key), record: creates[index].record, fresh: true)
         }
         return count
     }

@@ -83,70 +83,71 @@ extension StoreState {
     ///
     /// - Throws: ``FoldError`` as ``applying(_:)`` does; this state is then
     ///   partly folded and must be discarded.
-    /// `records`, if not empty, holds the record of each object the commit
-    /// creates, in order (made ahead on another thread, see
-    /// ``CommitSource/takePrepared()``): they are checked and filed instead
-    /// of the `.create` events' values, which may then be empty.
+    /// `creates`, if not empty, holds the `.create` events taken out of the
+    /// commit's events, each with its object's record and its place among
+    /// the events (made ahead on another thread, see
+    /// ``CommitSource/takePrepared()`` and ``DecodedCreates``): they are
+    /// folded in their places, their records checked and filed. A
+    /// ``FoldError``'s event index then counts them too: it is the failed
+    /// event's index in the commit as written.
     ///
     /// - Complexity: O(size of the change).
-    mutating func foldInPlace(_ commit: Commit, records: ContiguousArray<ObjectRecord> = []) throws(FoldError) {
+    mutating func foldInPlace(_ commit: Commit, creates: ContiguousArray<DecodedCreate> = []) throws(FoldError) {
         var pending = PendingIndexEntries()
-        try foldInPlace(commit, records: records, filing: &pending)
+        try foldInPlace(commit, creates: creates, filing: &pending)
     }
 
-    /// ``foldInPlace(_:records:)``, gathering a run of creates' index
+    /// ``foldInPlace(_:creates:)``, gathering a run of creates' index
     /// entries in `pending` (empty before and after; a fold passes the
     /// same one for every commit, so its storage is reused).
-    mutating func foldInPlace(_ commit: Commit, records: ContiguousArray<ObjectRecord>,
+    mutating func foldInPlace(_ commit: Commit, creates: ContiguousArray<DecodedCreate>,
                               filing pending: inout PendingIndexEntries) throws(FoldError) {
         var changes = ChangeSetBuilder(recording: false)
-        try fold(commit, changes: &changes, records: records, filing: &pending)
+        try fold(commit, changes: &changes, creates: creates, filing: &pending)
     }
 
     private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder) throws(FoldError) {
         var none = PendingIndexEntries()
-        try fold(commit, changes: &changes, records: [], filing: &none)
+        try fold(commit, changes: &changes, creates: [], filing: &none)
     }
 
     private mutating func fold(_ commit: Commit, changes: inout ChangeSetBuilder,
-                               records: ContiguousArray<ObjectRecord>, filing pending: inout PendingIndexEntries) throws(FoldError) {
+                               creates: ContiguousArray<DecodedCreate>, filing pending: inout PendingIndexEntries) throws(FoldError) {
         let isSnapshot = version == 0 && tables.isEmpty && Self.isSnapshot(commit)
         guard commit.version == version &+ 1 || isSnapshot else {
             throw FoldError(event: nil, reason: .versionMismatch(expected: version &+ 1, actual: commit.version))
         }
-        var created = 0
-        // With records made ahead (a journal's fold), a run of creates files
-        // its objects' secondary-index entries together, before the next
-        // other event and at the commit's end (see `PendingIndexEntries`).
-        var index = 0
-        while index < commit.events.count {
+        // `index` walks the events, `created` the creates taken out of them
+        // (a journal's fold), each folded before the event it came before.
+        // A run of creates files its objects' secondary-index entries
+        // together, before the next other event and at the commit's end
+        // (see `PendingIndexEntries`).
+        var index = 0, created = 0
+        while index < commit.events.count || created < creates.count {
             do throws(FoldError) {
-                if !records.isEmpty, case let .create(table, key, _) = commit.events[index] {
-                    let run = foldCreateRun(commit.events, from: index, table: table, records: records, created: created,
-                                            changes: &changes, deferring: &pending)
+                if created < creates.count, creates[created].before == index {
+                    let run = foldCreateRun(creates, from: created, changes: &changes, deferring: &pending)
                     if run > 0 {
-                        index += run
                         created += run
                         continue
                     }
                     // The same checks and filing as `fold(_:changes:)`, with
-                    // the record made ahead, which holds the values (the
-                    // event's were dropped; see `CommitReadAhead`).
-                    let record = records[created]
-                    try applyCreate(table: table, key: key, values: record.elements, record: record,
+                    // the record made ahead, which holds the values.
+                    let create = creates[created]
+                    try applyCreate(table: create.table, key: create.key, values: create.record.elements, record: create.record,
                                     changes: &changes, deferring: &pending)
                     created += 1
                 } else {
                     fileIndexEntries(&pending)
                     try apply(commit.events[index], changes: &changes)
+                    index += 1
                 }
-                index += 1
             } catch {
                 // Nothing gathered outlives a failed commit (the state is
                 // discarded; the list must be empty for the next fold).
                 pending = PendingIndexEntries()
                 var error = error
-                error.eventIndex = index
+                error.eventIndex = index + created
                 throw error
             }
         }

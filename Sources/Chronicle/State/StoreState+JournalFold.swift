@@ -9,8 +9,8 @@ enum JournalFoldError: Error, Sendable {
 extension StoreState {
     /// Folds the commits `reader` reads next into the state, one at a
     /// time, until the state is at version `last` or the journal has no
-    /// more; `didFold` sees the state after each commit and says whether to
-    /// go on.
+    /// more; `didFold` sees the state after each commit and how many events
+    /// the commit held, and says whether to go on.
     ///
     /// The one loop that reads and folds a journal: opening a store,
     /// rebuilding a damaged checkpoint, and folding to an old version all
@@ -19,16 +19,16 @@ extension StoreState {
     ///
     /// - Complexity: O(events folded).
     mutating func fold<Source: CommitSource>(_ reader: inout Source, through last: UInt64 = .max,
-                       didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
+                       didFold: (borrowing StoreState, _ events: Int) -> Bool = { _, _ in true }) throws(JournalFoldError) {
         // One list for every commit, so that its storage is reused.
         var pending = PendingIndexEntries()
-        try readCommits(&reader, through: last) { (state, commit, records) throws(JournalFoldError) in
+        try readCommits(&reader, through: last) { (state, commit, creates) throws(JournalFoldError) in
             do throws(FoldError) {
-                try state.foldInPlace(commit, records: records, filing: &pending)
+                try state.foldInPlace(commit, creates: creates, filing: &pending)
             } catch {
                 throw .fold(error)
             }
-            return didFold(state, commit)
+            return didFold(state, commit.events.count + creates.count)
         }
     }
 
@@ -41,7 +41,7 @@ extension StoreState {
     /// - Complexity: O(events folded); with a read-ahead, also up to a few
     ///   batches read past `last` and not folded.
     mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max,
-                                   didFold: (borrowing StoreState, Commit) -> Bool = { _, _ in true }) throws(JournalFoldError) {
+                                   didFold: (borrowing StoreState, _ events: Int) -> Bool = { _, _ in true }) throws(JournalFoldError) {
         if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, read: Self.readCreatingRecords) {
             try fold(&readAhead, through: last, didFold: didFold)
         } else {
@@ -51,15 +51,15 @@ extension StoreState {
     }
 
     /// How the read-ahead thread reads each commit for the fold (see
-    /// ``CommitReadAhead/Read``): with the record of every object it
-    /// creates, in order, decoded straight from the journal
-    /// (``DecodedRecords``), the `.create` events carrying no values. The
-    /// fold files these records (``foldInPlace(_:records:)``); a commit
-    /// read so is for it alone.
+    /// ``CommitReadAhead/Read``): its `.create` events taken out of its
+    /// events, each with the object's record decoded straight from the
+    /// journal (``DecodedCreates``). The fold folds them in their places
+    /// (``foldInPlace(_:creates:)``); a commit read so, missing its
+    /// creates, is for it alone.
     @Sendable static func readCreatingRecords(_ reader: inout CommitReader) throws(JournalError) -> CommitReadAhead.ReadCommit? {
-        var creates = DecodedRecords()
+        var creates = DecodedCreates()
         guard let commit = try reader.next(creates: &creates) else { return nil }
-        return CommitReadAhead.ReadCommit(commit, prepared: creates.records)
+        return CommitReadAhead.ReadCommit(commit, prepared: creates.creates, events: commit.events.count + creates.creates.count)
     }
 
     /// ``fold(_:through:didFold:)`` with each commit's change set: `visit`
@@ -81,19 +81,19 @@ extension StoreState {
     }
 
     private mutating func readCommits<Source: CommitSource>(_ reader: inout Source, through last: UInt64,
-                                      _ step: (inout StoreState, Commit, ContiguousArray<ObjectRecord>) throws(JournalFoldError) -> Bool) throws(JournalFoldError) {
+                                      _ step: (inout StoreState, Commit, ContiguousArray<DecodedCreate>) throws(JournalFoldError) -> Bool) throws(JournalFoldError) {
         try readCommits(&reader, through: last, failure: { $0 }, step)
     }
 
     private mutating func readCommits<Source: CommitSource, Failure: Error>(
         _ reader: inout Source, through last: UInt64, failure: (JournalFoldError) -> Failure,
-        _ step: (inout StoreState, Commit, ContiguousArray<ObjectRecord>) throws(Failure) -> Bool
+        _ step: (inout StoreState, Commit, ContiguousArray<DecodedCreate>) throws(Failure) -> Bool
     ) throws(Failure) {
         while version < last {
             let next: Commit?
             do { next = try reader.next() } catch { throw failure(.journal(error)) }
-            let records = reader.takePrepared() as? ContiguousArray<ObjectRecord> ?? []
-            guard let commit = next, try step(&self, commit, records) else { return }
+            let creates = reader.takePrepared() as? ContiguousArray<DecodedCreate> ?? []
+            guard let commit = next, try step(&self, commit, creates) else { return }
         }
     }
 }

@@ -29,9 +29,9 @@ extension Store {
         }
         var folded = 0
         do {
-            try state.foldReadingAhead(journal.reader(from: state.version + 1)) { state, commit in
-                checkpoints.didFold(copy state, events: commit.events.count)
-                folded += commit.events.count
+            try state.foldReadingAhead(journal.reader(from: state.version + 1)) { state, events in
+                checkpoints.didFold(copy state, events: events)
+                folded += events
                 return true
             }
         } catch {

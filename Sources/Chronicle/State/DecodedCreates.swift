@@ -1,29 +1,39 @@
-/// The records of the objects a commit creates, decoded straight from the
-/// journal (``CreateValuesReceiver``): what the fold's read-ahead thread
-/// makes of each commit it reads (``StoreState/readCreatingRecords(_:)``).
+/// The `.create` events of a commit, taken out of its events and each
+/// object's values decoded straight into its record
+/// (``CreateValuesReceiver``): what the fold's read-ahead thread makes of
+/// each commit it reads (``StoreState/readCreatingRecords(_:)``).
 ///
 /// Each create's values are decoded straight into its record's slots
 /// (``RecordStorage/decoding(count:_:)``): no array of values is allocated
 /// per object, filled, and freed again (which, with the event that held
 /// it, was about a third of the reading thread's work), no value is made
 /// and destroyed on the way for an integer or a string, and the records a
-/// fold keeps are allocated one after another.
-struct DecodedRecords: CreateValuesReceiver {
-    /// One record per `.create` event decoded, in event order.
-    private(set) var records = ContiguousArray<ObjectRecord>()
+/// fold keeps are allocated one after another. No ``Event`` is made for a
+/// create either, so none is copied, switched over and destroyed on either
+/// thread: a commit of creates alone hands over an empty array of events.
+struct DecodedCreates: CreateValuesReceiver {
+    /// One per `.create` event decoded, in event order.
+    private(set) var creates = ContiguousArray<DecodedCreate>()
 
     /// ``SmallASCIIString/isAvailable``, looked up once (see ``decodeValue(_:intoSlot:smallStrings:)``).
     private let smallStrings = SmallASCIIString.isAvailable
 
     static var keepsValues: Bool { false }
 
-    /// - Complexity: O(`count`), one allocation (the record's).
-    mutating func decodeValues(count: Int, from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
+    /// Makes room for `count` creates at once: the array would otherwise
+    /// grow, copying what it holds, several times over a commit of creates.
+    mutating func expect(events count: Int) {
+        creates.reserveCapacity(creates.count + count)
+    }
+
+    /// - Complexity: O(`valueCount`), one allocation (the record's).
+    mutating func decodeCreate(table: Int, key: ObjectKey, valueCount: Int, before position: Int,
+                               from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
         let smallStrings = smallStrings
-        let record = ObjectRecord(storage: try RecordStorage.decoding(count: count) { (slot) throws(BinaryReader.Malformed) in
+        let record = ObjectRecord(storage: try RecordStorage.decoding(count: valueCount) { (slot) throws(BinaryReader.Malformed) in
             try Self.decodeValue(&reader, intoSlot: slot, smallStrings: smallStrings)
         })
-        records.append(record)
+        creates.append(DecodedCreate(record: record, key: key, table: table, before: position))
     }
 
     /// Decodes one value as ``EventCodec/decodeValue(_:depth:)`` does,
@@ -60,4 +70,19 @@ struct DecodedRecords: CreateValuesReceiver {
             return RecordStorage.Tag.of(value)
         }
     }
+}
+
+/// A `.create` event taken out of its commit's events (``DecodedCreates``):
+/// the object's table, key and record, and where it goes among the events
+/// left.
+struct DecodedCreate: Sendable {
+    /// The object's values.
+    let record: ObjectRecord
+    /// The object's key.
+    let key: ObjectKey
+    /// The object's table index.
+    let table: Int
+    /// The index, in the commit's events, of the event this create came
+    /// before (the events' count if it came after the last).
+    let before: Int
 }
