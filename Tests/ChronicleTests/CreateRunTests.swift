@@ -24,6 +24,23 @@ struct CreateRunTests {
         return (plain, readAhead)
     }
 
+    /// The errors a plain read's fold and a read-ahead fold of `journal`
+    /// end with, each expected to stop on a commit the fold rejects, and
+    /// the version each state reached; `nil`, with an issue recorded, if
+    /// either did not fail so.
+    static func foldFailuresBothWays(_ journal: Journal)
+        -> (plain: FoldError, readAhead: FoldError, plainVersion: UInt64, readAheadVersion: UInt64)? {
+        var plain = StoreState(), readAhead = StoreState()
+        var reader = journal.reader()
+        let expected = #expect(throws: JournalFoldError.self) { try plain.fold(&reader) }
+        let error = #expect(throws: JournalFoldError.self) { try readAhead.foldReadingAhead(journal.reader()) }
+        guard case .fold(let plainError)? = expected, case .fold(let readAheadError)? = error else {
+            Issue.record("both folds should fail on a rejected commit: \(String(describing: expected)), \(String(describing: error))")
+            return nil
+        }
+        return (plainError, readAheadError, plain.version, readAhead.version)
+    }
+
     @Test func runsTakenAndRunsLeftFoldAsEventByEvent() throws {
         let url = try JournalFixtures.journalURL()
         var configuration = Store.Configuration(fileURL: url, durability: .none,
@@ -127,21 +144,12 @@ struct CreateRunTests {
     func aBadCreateInARunIsReportedAsEventByEvent(bad: PersistedValue, property: Int) throws {
         let url = try JournalFixtures.journalURL("\(#function)-\(property)-\(bad)")
         try Self.journal(url, bad: bad, at: property)
-        let journal = try Journal(contentsOf: url)
-        var plain = StoreState()
-        var reader = journal.reader()
-        let expected = #expect(throws: JournalFoldError.self) { try plain.fold(&reader) }
-        var readAhead = StoreState()
-        let error = #expect(throws: JournalFoldError.self) { try readAhead.foldReadingAhead(journal.reader()) }
-        guard case .fold(let expectedFold)? = expected, case .fold(let fold)? = error else {
-            Issue.record("both folds should fail on the bad create: \(String(describing: expected)), \(String(describing: error))")
-            return
-        }
-        #expect(expectedFold.eventIndex == 2_500)
-        #expect(fold == expectedFold)
+        guard let failures = Self.foldFailuresBothWays(try Journal(contentsOf: url)) else { return }
+        #expect(failures.plain.eventIndex == 2_500)
+        #expect(failures.readAhead == failures.plain)
         // Folded up to the commit before the bad one, both ways.
-        #expect(plain.version == 5)
-        #expect(readAhead.version == 5)
+        #expect(failures.plainVersion == 5)
+        #expect(failures.readAheadVersion == 5)
     }
 
     /// The read-ahead takes a commit's creates out of its events (issue 31);
@@ -200,17 +208,10 @@ struct CreateRunTests {
         #expect(readAhead.tables[0].objects.count == 16_000 + 5)
         #expect(readAhead.tables[1].objects.count == 3)
 
-        var plainToTheEnd = StoreState(), readAheadToTheEnd = StoreState()
-        reader = journal.reader()
-        let expected = #expect(throws: JournalFoldError.self) { try plainToTheEnd.fold(&reader) }
-        let error = #expect(throws: JournalFoldError.self) { try readAheadToTheEnd.foldReadingAhead(journal.reader()) }
-        guard case .fold(let expectedFold)? = expected, case .fold(let fold)? = error else {
-            Issue.record("both folds should fail at version 7: \(String(describing: expected)), \(String(describing: error))")
-            return
-        }
-        #expect(expectedFold.eventIndex == 2)
-        #expect(fold == expectedFold)
-        #expect(readAheadToTheEnd.version == 6)
+        guard let failures = Self.foldFailuresBothWays(journal) else { return }
+        #expect(failures.plain.eventIndex == 2)
+        #expect(failures.readAhead == failures.plain)
+        #expect(failures.readAheadVersion == 6)
     }
 
     /// The read-ahead decodes each create's values straight into its
