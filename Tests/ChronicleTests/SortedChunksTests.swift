@@ -138,6 +138,55 @@ struct SortedChunksTests {
         #expect(shared.count == original.chunks.count - 1, "only the last chunk was copied")
     }
 
+    /// The chunks sit in pages: an edit on a copy copies the page list,
+    /// one page and one chunk, not a reference to every chunk (issue 31:
+    /// the first edit after each in-memory checkpoint did that, for every
+    /// indexed value a commit touched).
+    @Test func anEditOnACopyCopiesOnePage() {
+        let original = SortedChunks(sorted: 0..<100_000)
+        #expect(original.pages.count > 10, "the test must cross page boundaries")
+        for edit in [50_000, 200_000] {  // in the middle, then past the end
+            var copy = original
+            copy.insert(edit)
+            #expect(original.elements == Array(0..<100_000))
+            #expect(copy.count == 100_001 && copy.elements.contains(edit))
+            copy._checkInvariants()
+            let sharedPages = Set(original.pages.map(ObjectIdentifier.init)).intersection(copy.pages.map(ObjectIdentifier.init))
+            #expect(sharedPages.count == original.pages.count - 1, "only the written page was copied")
+            let sharedChunks = Set(original.chunks.map(ObjectIdentifier.init)).intersection(copy.chunks.map(ObjectIdentifier.init))
+            #expect(sharedChunks.count == original.chunks.count - 1, "and the written chunk")
+        }
+    }
+
+    /// Random inserts split chunks and pages anywhere; removing a range
+    /// empties chunks and pages; a copy taken halfway keeps its elements.
+    @Test(arguments: [5, 13])
+    func pagesSplitAndEmptyAnywhere(seed: UInt64) {
+        var random = Seeded(state: seed)
+        var chunks = SortedChunks<Int>()
+        var model: [Int] = []
+        for _ in 0..<40_000 {
+            let value = Int.random(in: 0..<1_000_000, using: &random)
+            chunks.insert(value)
+            model.insert(value, at: model.insertionPoint(after: value))
+        }
+        chunks._checkInvariants()
+        #expect(chunks.pages.count > 3, "the test must split pages")
+        #expect(chunks.elements == model)
+        let halfway = chunks
+        for value in model where value < 600_000 {
+            let removed = chunks.remove(value)
+            #expect(removed)
+        }
+        model.removeAll { $0 < 600_000 }
+        chunks._checkInvariants()
+        halfway._checkInvariants()
+        #expect(chunks.elements == model && Array(chunks) == model)
+        #expect(halfway.count == 40_000 && halfway.pages.count > chunks.pages.count)
+        let removedAgain = chunks.remove(model[0] - 1)
+        #expect(!removedAgain || model.contains(model[0] - 1))
+    }
+
     @Test func ascendingInsertsFillChunks() {
         var chunks = SortedChunks<Int>()
         for value in 0..<(10 * SortedChunks<Int>.maximumChunk) { chunks.insert(value) }

@@ -1,20 +1,25 @@
-/// A sorted multiset with value semantics whose edits cost O(chunk + n /
-/// chunk), not O(n): the elements live in ascending order in shared chunks
-/// of at most ``maximumChunk`` elements.
+/// A sorted multiset with value semantics whose edits cost O(chunk + page),
+/// not O(n): the elements live in ascending order in shared chunks of at
+/// most ``maximumChunk`` elements, and the chunks in shared pages of at most
+/// ``maximumPage`` chunks.
 ///
 /// The fold keeps one per indexed value (the keys of the objects holding it)
 /// and one per link target (the links into it). A flat array there made every
 /// edit copy the whole list the first time a state version touched it, and
 /// shift half of it on an insert: with 1M objects over 100 index values, 10k
-/// keys moved per created object. Here an edit copies the chunk directory
-/// (when another state version shares it) and one chunk.
+/// keys moved per created object. One directory of chunks still made the
+/// first edit after each in-memory checkpoint copy a reference to every
+/// chunk: with 10M objects over 100 values, 780 for each value a commit
+/// touched, most of filing a fold's index entries. Here an edit copies the
+/// page list and one page (when another state version shares them) and one
+/// chunk.
 ///
 /// Equal elements may repeat (an object listed twice in a list links twice);
 /// ``insert(_:)`` puts a new one after its equals.
 ///
-/// - Complexity: `insert` and `remove` O(log n + maximumChunk + n /
-///   maximumChunk) at worst, amortised O(log n) on a chunk directory and
-///   chunk this copy already owns; `count` O(1); iteration O(n).
+/// - Complexity: `insert` and `remove` O(log n + maximumChunk + maximumPage
+///   + n / (maximumChunk × maximumPage)) at worst, amortised O(log n) on
+///   pages and a chunk this copy already owns; `count` O(1); iteration O(n).
 struct SortedChunks<Element: Comparable> {
     /// One run of elements. Written only while uniquely referenced, like the
     /// tries' nodes.
@@ -25,11 +30,43 @@ struct SortedChunks<Element: Comparable> {
         init(_ elements: ContiguousArray<Element>) { self.elements = elements }
     }
 
+    /// One run of chunks, none empty. Written only while uniquely
+    /// referenced, like a chunk.
+    final class Page {
+        @exclusivity(unchecked) var chunks: ContiguousArray<Chunk>
+        init(_ chunks: ContiguousArray<Chunk>) { self.chunks = chunks }
+
+        /// The largest element. O(1).
+        var lastElement: Element {
+            let elements = chunks[chunks.count - 1].elements
+            return elements[elements.count - 1]
+        }
+
+        /// The position of the chunk where `element` belongs: the first
+        /// whose last element is not less than it, or the last chunk.
+        /// O(log chunks).
+        func chunkIndex(for element: Element) -> Int {
+            // Keys mostly arrive in ascending order: try the last chunk first.
+            let lastChunk = chunks[chunks.count - 1].elements
+            if !(element < lastChunk[0]) { return chunks.count - 1 }
+            var low = 0
+            var high = chunks.count - 1
+            while low < high {
+                let middle = (low + high) / 2
+                let elements = chunks[middle].elements
+                if elements[elements.count - 1] < element { low = middle + 1 } else { high = middle }
+            }
+            return low
+        }
+    }
+
     /// The largest chunk; a chunk that grows past it splits in two.
     static var maximumChunk: Int { 128 }
+    /// The largest page; a page that grows past it splits in two.
+    static var maximumPage: Int { 64 }
 
-    /// The chunks, in order; none is empty.
-    private(set) var chunks: ContiguousArray<Chunk> = []
+    /// The pages, in order; none is empty.
+    private(set) var pages: ContiguousArray<Page> = []
     /// The number of elements. O(1).
     private(set) var count = 0
 
@@ -42,48 +79,86 @@ struct SortedChunks<Element: Comparable> {
     }
 
     /// The elements of `ascending`, which must be in ascending order, cut
-    /// into full chunks as appending them one by one would, but copied once
-    /// per chunk instead of checked and appended per element.
+    /// into full chunks and pages as appending them one by one would, but
+    /// copied once per chunk instead of checked and appended per element.
     ///
     /// - Complexity: O(n).
     init(ascending: some RandomAccessCollection<Element>) {
         var start = ascending.startIndex
-        chunks.reserveCapacity((ascending.count + Self.maximumChunk - 1) / Self.maximumChunk)
+        var chunks = ContiguousArray<Chunk>()
+        chunks.reserveCapacity(Swift.min(Self.maximumPage, (ascending.count + Self.maximumChunk - 1) / Self.maximumChunk))
         while start != ascending.endIndex {
             let end = ascending.index(start, offsetBy: Self.maximumChunk, limitedBy: ascending.endIndex) ?? ascending.endIndex
             chunks.append(Chunk(ContiguousArray(ascending[start..<end])))
+            if chunks.count == Self.maximumPage {
+                pages.append(Page(chunks))
+                chunks.removeAll(keepingCapacity: true)
+            }
             start = end
         }
+        if !chunks.isEmpty { pages.append(Page(chunks)) }
         count = ascending.count
     }
 
     /// Whether there are no elements. O(1).
     var isEmpty: Bool { count == 0 }
 
-    /// The position of the chunk where `element` belongs: the first whose
-    /// last element is not less than it, or the last chunk. O(log chunks).
-    private func chunkIndex(for element: Element) -> Int {
-        // Keys mostly arrive in ascending order: try the last chunk first.
-        let lastChunk = chunks[chunks.count - 1].elements
-        if let first = lastChunk.first, !(element < first) { return chunks.count - 1 }
+    /// Every chunk, in order, for tests and diagnostics. O(chunks).
+    var chunks: [Chunk] { pages.flatMap(\.chunks) }
+
+    /// The page and the chunk in it where `element` belongs: the first
+    /// chunk whose last element is not less than it, or the last chunk.
+    /// O(log chunks).
+    private func position(for element: Element) -> (page: Int, chunk: Int) {
+        let lastPage = pages[pages.count - 1]
+        if !(element < lastPage.chunks[0].elements[0]) { return (pages.count - 1, lastPage.chunkIndex(for: element)) }
         var low = 0
-        var high = chunks.count - 1
+        var high = pages.count - 1
         while low < high {
             let middle = (low + high) / 2
-            if chunks[middle].elements[chunks[middle].elements.count - 1] < element { low = middle + 1 } else { high = middle }
+            if pages[middle].lastElement < element { low = middle + 1 } else { high = middle }
         }
-        return low
+        return (low, pages[low].chunkIndex(for: element))
     }
 
-    /// Makes chunk `index` writable by this copy alone.
-    private mutating func ownChunk(_ index: Int) {
-        if !isKnownUniquelyReferenced(&chunks[index]) { chunks[index] = Chunk(chunks[index].elements) }
+    /// Makes page `index` writable by this copy alone (its chunks may
+    /// still be shared).
+    private mutating func ownPage(_ index: Int) {
+        if !isKnownUniquelyReferenced(&pages[index]) { pages[index] = Page(pages[index].chunks) }
+    }
+
+    /// Makes chunk `chunk` of page `page`, and the page, writable by this
+    /// copy alone.
+    private mutating func ownChunk(page: Int, chunk: Int) {
+        ownPage(page)
+        let owner = pages[page]
+        if !isKnownUniquelyReferenced(&owner.chunks[chunk]) { owner.chunks[chunk] = Chunk(owner.chunks[chunk].elements) }
+    }
+
+    /// Adds `chunk` after the last one, on the last page unless it is full.
+    private mutating func appendChunk(_ chunk: Chunk) {
+        if pages.isEmpty || pages[pages.count - 1].chunks.count >= Self.maximumPage {
+            pages.append(Page([chunk]))
+        } else {
+            ownPage(pages.count - 1)
+            pages[pages.count - 1].chunks.append(chunk)
+        }
+    }
+
+    /// Splits page `index` in two if it grew past ``maximumPage``; the
+    /// page must be owned.
+    private mutating func splitPageIfFull(_ index: Int) {
+        let page = pages[index]
+        guard page.chunks.count > Self.maximumPage else { return }
+        let half = page.chunks.count / 2
+        pages.insert(Page(ContiguousArray(page.chunks[half...])), at: index + 1)
+        page.chunks.removeSubrange(half...)
     }
 
     /// Adds `element` after any equal elements.
     mutating func insert(_ element: Element) {
-        guard !chunks.isEmpty else {
-            chunks.append(Chunk([element]))
+        guard !pages.isEmpty else {
+            pages.append(Page([Chunk([element])]))
             count = 1
             return
         }
@@ -95,33 +170,40 @@ struct SortedChunks<Element: Comparable> {
             append(element)
             return
         }
-        let index = chunkIndex(for: element)
-        ownChunk(index)
-        let chunk = chunks[index]
+        let (page, index) = position(for: element)
+        ownChunk(page: page, chunk: index)
+        let owner = pages[page]
+        let chunk = owner.chunks[index]
         chunk.elements.insert(element, at: chunk.elements.insertionPoint(after: element))
         count += 1
         if chunk.elements.count > Self.maximumChunk {
             let half = chunk.elements.count / 2
-            chunks.insert(Chunk(ContiguousArray(chunk.elements[half...])), at: index + 1)
+            owner.chunks.insert(Chunk(ContiguousArray(chunk.elements[half...])), at: index + 1)
             chunk.elements.removeSubrange(half...)
+            splitPageIfFull(page)
         }
     }
 
     /// The largest element of a non-empty collection. O(1). A getter, so
     /// that no reference to the last chunk outlives it: one would make
     /// ``append(_:)`` copy the chunk it is about to write.
-    private var lastElement: Element {
-        let elements = chunks[chunks.count - 1].elements
-        return elements[elements.count - 1]
+    private var lastElement: Element { pages[pages.count - 1].lastElement }
+
+    /// The number of elements in the last chunk; 0 when there is none.
+    private var lastChunkCount: Int {
+        guard let page = pages.last else { return 0 }
+        return page.chunks[page.chunks.count - 1].elements.count
     }
 
     /// Adds `element`, which must not be less than the last element. O(1) amortised.
     private mutating func append(_ element: Element) {
-        if chunks.isEmpty || chunks[chunks.count - 1].elements.count >= Self.maximumChunk {
-            chunks.append(Chunk([element]))
+        if pages.isEmpty || lastChunkCount >= Self.maximumChunk {
+            appendChunk(Chunk([element]))
         } else {
-            ownChunk(chunks.count - 1)
-            chunks[chunks.count - 1].elements.append(element)
+            let page = pages.count - 1
+            ownChunk(page: page, chunk: pages[page].chunks.count - 1)
+            let owner = pages[page]
+            owner.chunks[owner.chunks.count - 1].elements.append(element)
         }
         count += 1
     }
@@ -137,17 +219,19 @@ struct SortedChunks<Element: Comparable> {
         var index = elements.startIndex
         while index < elements.endIndex {
             let element = elements[index]
-            guard chunks.isEmpty || !(element < lastElement) else { break }
-            if chunks.isEmpty || chunks[chunks.count - 1].elements.count >= Self.maximumChunk {
-                chunks.append(Chunk([element]))
+            guard pages.isEmpty || !(element < lastElement) else { break }
+            if pages.isEmpty || lastChunkCount >= Self.maximumChunk {
+                appendChunk(Chunk([element]))
                 count += 1
                 index += 1
                 continue
             }
             // Fill the last chunk with the ascending run that follows,
             // found first and then copied at once.
-            ownChunk(chunks.count - 1)
-            let chunk = chunks[chunks.count - 1]
+            let page = pages.count - 1
+            ownChunk(page: page, chunk: pages[page].chunks.count - 1)
+            let owner = pages[page]
+            let chunk = owner.chunks[owner.chunks.count - 1]
             let room = Self.maximumChunk - chunk.elements.count
             var end = index + 1
             var last = element
@@ -168,17 +252,29 @@ struct SortedChunks<Element: Comparable> {
     /// Removes one element equal to `element`; returns whether there was one.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
-        guard !chunks.isEmpty else { return false }
-        let index = chunkIndex(for: element)
-        let position = chunks[index].elements.insertionPoint(of: element)
-        guard position < chunks[index].elements.count, chunks[index].elements[position] == element else { return false }
+        guard !pages.isEmpty else { return false }
+        let (page, index) = position(for: element)
+        let position: Int, chunkCount: Int
+        do {
+            // Scoped, so that no reference to the chunk's elements is
+            // left when they are written below.
+            let elements = pages[page].chunks[index].elements
+            position = elements.insertionPoint(of: element)
+            guard position < elements.count, elements[position] == element else { return false }
+            chunkCount = elements.count
+        }
         count -= 1
-        if chunks[index].elements.count == 1 {
-            chunks.remove(at: index)
+        if chunkCount == 1 {
+            if pages[page].chunks.count == 1 {
+                pages.remove(at: page)
+            } else {
+                ownPage(page)
+                pages[page].chunks.remove(at: index)
+            }
             return true
         }
-        ownChunk(index)
-        chunks[index].elements.remove(at: position)
+        ownChunk(page: page, chunk: index)
+        pages[page].chunks[index].elements.remove(at: position)
         return true
     }
 
@@ -186,7 +282,9 @@ struct SortedChunks<Element: Comparable> {
     var elements: [Element] {
         var result: [Element] = []
         result.reserveCapacity(count)
-        for chunk in chunks { result.append(contentsOf: chunk.elements) }
+        for page in pages {
+            for chunk in page.chunks { result.append(contentsOf: chunk.elements) }
+        }
         return result
     }
 }
@@ -194,27 +292,42 @@ struct SortedChunks<Element: Comparable> {
 extension SortedChunks: Sequence {
     /// Iterates the elements in ascending order.
     struct Iterator: IteratorProtocol {
-        private let chunks: ContiguousArray<Chunk>
+        private let pages: ContiguousArray<Page>
+        private var page = 0
         private var chunk = 0
+        /// The chunk being read and the next position in it.
+        private var elements: ContiguousArray<Element> = []
         private var position = 0
 
-        fileprivate init(_ chunks: ContiguousArray<Chunk>) { self.chunks = chunks }
+        fileprivate init(_ pages: ContiguousArray<Page>) { self.pages = pages }
 
         mutating func next() -> Element? {
-            while chunk < chunks.count {
-                let elements = chunks[chunk].elements
-                if position < elements.count {
-                    defer { position += 1 }
-                    return elements[position]
+            if position < elements.count {
+                defer { position += 1 }
+                return elements[position]
+            }
+            return nextChunk()
+        }
+
+        /// Moves to the next chunk and returns its first element (chunks
+        /// are never empty), or `nil` after the last.
+        private mutating func nextChunk() -> Element? {
+            while page < pages.count {
+                let chunks = pages[page].chunks
+                if chunk < chunks.count {
+                    elements = chunks[chunk].elements
+                    chunk += 1
+                    position = 1
+                    return elements[0]
                 }
-                chunk += 1
-                position = 0
+                page += 1
+                chunk = 0
             }
             return nil
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(chunks) }
+    func makeIterator() -> Iterator { Iterator(pages) }
 
     var underestimatedCount: Int { count }
 }
@@ -227,24 +340,30 @@ extension SortedChunks: Equatable {
 }
 
 extension SortedChunks {
-    /// Traps unless the chunks are non-empty, within size, in ascending order
-    /// across chunk boundaries, and add up to ``count``. O(n).
+    /// Traps unless the pages and chunks are non-empty and within size,
+    /// the elements in ascending order across chunk and page boundaries,
+    /// and they add up to ``count``. O(n).
     func _checkInvariants() {
         var total = 0
         var previous: Element?
-        for chunk in chunks {
-            precondition(!chunk.elements.isEmpty, "SortedChunks: empty chunk")
-            precondition(chunk.elements.count <= Self.maximumChunk, "SortedChunks: oversized chunk")
-            for element in chunk.elements {
-                if let previous { precondition(!(element < previous), "SortedChunks: out of order") }
-                previous = element
+        for page in pages {
+            precondition(!page.chunks.isEmpty, "SortedChunks: empty page")
+            precondition(page.chunks.count <= Self.maximumPage, "SortedChunks: oversized page")
+            for chunk in page.chunks {
+                precondition(!chunk.elements.isEmpty, "SortedChunks: empty chunk")
+                precondition(chunk.elements.count <= Self.maximumChunk, "SortedChunks: oversized chunk")
+                for element in chunk.elements {
+                    if let previous { precondition(!(element < previous), "SortedChunks: out of order") }
+                    previous = element
+                }
+                total += chunk.elements.count
             }
-            total += chunk.elements.count
         }
         precondition(total == count, "SortedChunks: count \(count), elements \(total)")
     }
 }
 
-// Safe: chunks are written only while uniquely referenced (`ownChunk`), so
-// chunks reachable from two copies — possibly on two threads — are immutable.
+// Safe: pages and chunks are written only while uniquely referenced
+// (`ownPage`, `ownChunk`), so pages and chunks reachable from two copies —
+// possibly on two threads — are immutable.
 extension SortedChunks: @unchecked Sendable where Element: Sendable {}
