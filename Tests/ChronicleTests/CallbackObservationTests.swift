@@ -5,7 +5,7 @@ import Testing
 
 /// Issue 27: `observe(keyPaths:on:_:)` callbacks on objects, projections and
 /// every collection, delivered on the caller's actor.
-@Suite("Callback observation")
+@Suite("Callback observation", .timeLimit(.minutes(1)))
 struct CallbackObservationTests {
     /// Waits (polling) until an actor's state satisfies `condition`.
     static func eventually(_ condition: @Sendable () async -> Bool) async -> Bool {

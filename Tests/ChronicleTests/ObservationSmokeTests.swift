@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import Chronicle
 
-@Suite("Observation basics")
+@Suite("Observation basics", .timeLimit(.minutes(1)))
 struct ObservationSmokeTests {
     @Test func objectStreamReportsOnlyObservedProperties() async throws {
         let store = try scratchStore()
@@ -57,7 +57,7 @@ struct ObservationSmokeTests {
     }
 }
 
-@Suite("Collection observation basics")
+@Suite("Collection observation basics", .timeLimit(.minutes(1)))
 struct CollectionObservationSmokeTests {
     @Test func resultsStreamStartsWithInitialThenReportsInsertions() async throws {
         let store = try scratchStore()

@@ -5,7 +5,7 @@ import Testing
 @testable import Chronicle
 
 /// Issue 6: change streams filtered by projected key paths.
-@Suite("Observation")
+@Suite("Observation", .timeLimit(.minutes(1)))
 struct ObservationTests {
     /// Waits (polling) until `condition` holds, failing after `seconds`:
     /// 30 by default, not 5 — with the whole suite running on two cores, a
@@ -284,7 +284,7 @@ final class SharedBaseProjection: Projection<Person> {
 }
 extension SharedBaseProjection: @unchecked Sendable {}
 
-@Suite("Collection observation")
+@Suite("Collection observation", .timeLimit(.minutes(1)))
 struct CollectionObservationTests {
     /// Applies an update's index arrays to the previous contents.
     static func apply(_ deletions: [Int], _ insertions: [Int], to old: [Int], new: [Int]) -> [Int] {
@@ -392,7 +392,7 @@ struct CollectionObservationTests {
     }
 }
 
-@Suite("Observation framework bridge")
+@Suite("Observation framework bridge", .timeLimit(.minutes(1)))
 struct ObservationBridgeTests {
     @Test func withObservationTrackingSeesCommitsToPropertiesItRead() async throws {
         let (store, jason) = try ProjectionTests.seeded()

@@ -3,7 +3,7 @@ import Testing
 @testable import Chronicle
 
 /// A write builds its change set only when some observer may care about it.
-@Suite("Observer dispatch")
+@Suite("Observer dispatch", .timeLimit(.minutes(1)))
 struct ObserverDispatchTests {
     /// Dispatches a commit with `footprint` to `store`'s observers and
     /// returns whether its change set was built.
@@ -106,7 +106,7 @@ struct ObserverDispatchTests {
 }
 
 /// The per-table summary the registry checks footprints against.
-@Suite("Interest summary")
+@Suite("Interest summary", .timeLimit(.minutes(1)))
 struct InterestSummaryTests {
     @Test func countsPropertiesPerTableAndForgetsRemovedInterests() {
         var summary = InterestSummary()

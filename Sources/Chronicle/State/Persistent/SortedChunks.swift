@@ -28,6 +28,15 @@ struct SortedChunks<Element: Comparable> {
         // uniquely referenced, so no read can overlap a write.
         @exclusivity(unchecked) var elements: ContiguousArray<Element>
         init(_ elements: ContiguousArray<Element>) { self.elements = elements }
+
+        /// Appends `element` if it is not below the last element and
+        /// there is room; the chunk must be owned. Returns whether it did.
+        @inline(__always)
+        func appendIfRoom(_ element: Element) -> Bool {
+            guard elements.count < SortedChunks.maximumChunk, !(element < elements[elements.count - 1]) else { return false }
+            elements.append(element)
+            return true
+        }
     }
 
     /// One run of chunks, none empty. Written only while uniquely
@@ -35,6 +44,15 @@ struct SortedChunks<Element: Comparable> {
     final class Page {
         @exclusivity(unchecked) var chunks: ContiguousArray<Chunk>
         init(_ chunks: ContiguousArray<Chunk>) { self.chunks = chunks }
+
+        /// ``Chunk/appendIfRoom(_:)`` on the last chunk if this page alone
+        /// holds it; the page must be owned. Returns whether it appended.
+        @inline(__always)
+        func appendInPlace(_ element: Element) -> Bool {
+            let last = chunks.count - 1
+            guard isKnownUniquelyReferenced(&chunks[last]) else { return false }
+            return chunks[last].appendIfRoom(element)
+        }
 
         /// The largest element. O(1).
         var lastElement: Element {
@@ -155,8 +173,25 @@ struct SortedChunks<Element: Comparable> {
         page.chunks.removeSubrange(half...)
     }
 
+    /// Appends `element` to the last chunk where it lies, when it is not
+    /// below the last element, there is room, and this copy alone holds the
+    /// last page and chunk: the usual new key of a write. Returns whether it
+    /// did. O(1).
+    // The general path below takes each reference again (about 170 more
+    // instructions an object in a write of new indexed objects, callgrind).
+    @inline(__always)
+    private mutating func appendInPlace(_ element: Element) -> Bool {
+        let last = pages.count - 1
+        guard last >= 0, isKnownUniquelyReferenced(&pages[last]) else { return false }
+        return pages[last].appendInPlace(element)
+    }
+
     /// Adds `element` after any equal elements.
     mutating func insert(_ element: Element) {
+        if appendInPlace(element) {
+            count += 1
+            return
+        }
         guard !pages.isEmpty else {
             pages.append(Page([Chunk([element])]))
             count = 1
