@@ -45,6 +45,28 @@ struct ObjectRecordTests {
         #expect(record.values == values)
     }
 
+    /// A write's created objects are encoded from their records
+    /// (`encodeValues(into:)`): integers and short ASCII strings from their
+    /// slots, everything else through a `PersistedValue`. The bytes must be
+    /// the ones encoding each value on its own gives, which the journal's
+    /// decoding reads.
+    @Test(arguments: [0, 1, 4, 12, 13, 29])
+    func encodingFromTheSlotsIsEncodingEachValue(count: Int) {
+        let strings: [PersistedValue] = [
+            .string(""), .string("a"), .string("seven77"), .string("eight888"), .string("fifteen letters"),
+            .string("sixteen letters!"), .string("héllo"), .string("日本"), .int(0), .int(-1), .int(.min), .int(63), .int(64),
+        ]
+        var random = SeededRandomNumberGenerator(seed: UInt64(count) + 101)
+        for _ in 0..<20 {
+            let values = ContiguousArray((0..<count).map { _ in (Self.everyKind + strings).randomElement(using: &random)! })
+            var fromSlots = BinaryWriter()
+            ObjectRecord(values: values).storage.encodeValues(into: &fromSlots)
+            var oneByOne = BinaryWriter()
+            for value in values { EventCodec.encode(value, into: &oneByOne) }
+            #expect(fromSlots.bytes == oneByOne.bytes, "\(values)")
+        }
+    }
+
     @Test func anyValueReplacesAnyOtherAndCopiesAreIndependent() {
         var random = SeededRandomNumberGenerator(seed: 31)
         var expected = ContiguousArray((0..<30).map { _ in Self.everyKind.randomElement(using: &random)! })

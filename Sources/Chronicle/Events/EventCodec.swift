@@ -43,8 +43,10 @@ enum EventCodec {
 
     /// The values of the objects whose `.create` events a commit carries
     /// without them (a store's transaction keeps them in the objects'
-    /// records), by event index, ascending: the encoder writes them from here.
-    typealias DetachedCreates = [(event: Int, values: any DetachedValues)]
+    /// records), by event index, ascending, each with the event's table and
+    /// object key: the encoder writes those events from here, without
+    /// copying them out of the commit.
+    typealias DetachedCreates = [(event: Int, table: Int, key: ObjectKey, values: any DetachedValues)]
 
     static func encode(_ commit: Commit, into w: inout BinaryWriter, records: DetachedCreates = []) {
         w.varint(commit.version)
@@ -64,16 +66,23 @@ enum EventCodec {
                 for index in events.indices { encode(events[index], into: &w) }
                 return
             }
-            var next = 0
-            for index in events.indices {
-                if next < records.count, records[next].event == index, case .create(let table, let key, _) = events[index] {
-                    let values = records[next].values
+            // The creates through a pointer too: matching the event
+            // (`case .create = events[index]`) copied it out, about 270
+            // instructions a created object.
+            records.withUnsafeBufferPointer { records in
+                var next = 0
+                for index in events.indices {
+                    guard next < records.count, records[next].event == index else {
+                        encode(events[index], into: &w)
+                        continue
+                    }
+                    let (_, table, key, values) = records[next]
                     next += 1
+                    assert({ if case .create = events[index] { return true } else { return false } }(),
+                           "a detached create's event is not a create")
                     w.target(EventTag.create.rawValue, table: table, key: key.rawValue)
                     w.varint(values.count)
-                    for index in 0..<values.count { encode(values[index], into: &w) }
-                } else {
-                    encode(events[index], into: &w)
+                    values.encodeValues(into: &w)
                 }
             }
         }
@@ -459,12 +468,23 @@ enum EventCodec {
 
 /// An object's values held outside its `.create` event (see
 /// ``EventCodec/DetachedCreates``): the layer that keeps them (the store's
-/// records) conforms.
-protocol DetachedValues {
+/// records' storage) conforms.
+// A class: an existential of a struct is a 40-byte container, and the
+// encoder's loop copied it out several times an object.
+protocol DetachedValues: AnyObject {
     /// The number of values.
     var count: Int { get }
     /// The value at `index` (< ``count``).
     subscript(index: Int) -> PersistedValue { get }
+    /// Appends every value's encoding to `w`, in order, each as
+    /// ``EventCodec/encode(_:into:)`` writes it. O(values).
+    func encodeValues(into w: inout BinaryWriter)
+}
+
+extension DetachedValues {
+    func encodeValues(into w: inout BinaryWriter) {
+        for index in 0..<count { EventCodec.encode(self[index], into: &w) }
+    }
 }
 
 /// Where ``EventCodec`` puts the `.create` events it decodes: in the

@@ -102,5 +102,3 @@ public struct ObjectRecord: Hashable {
 // otherwise), so no thread ever reads a storage another thread writes.
 extension ObjectRecord: @unchecked Sendable {}
 
-// The journal writes a transaction's created objects from their records.
-extension ObjectRecord: DetachedValues {}

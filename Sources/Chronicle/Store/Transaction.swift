@@ -73,7 +73,7 @@ final class Transaction: @unchecked Sendable {
         guard failure == nil else { return }
         do {
             try state.applyCreate(table: table, key: key, values: values, record: record, changes: &changes)
-            createdRecords.append((events.count, record as any DetachedValues))
+            createdRecords.append((events.count, table, key, record.storage))
             events.append(.create(table: table, key: key, values: []))
         } catch {
             failure = .rejected(error.explained(in: state))

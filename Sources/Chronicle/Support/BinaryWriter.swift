@@ -183,6 +183,24 @@ struct BinaryWriter {
         }
     }
 
+    /// `tag`, then the length and bytes of the string of at most
+    /// ``SmallASCIIString/capacity`` ASCII bytes whose small-string words
+    /// are `words` (`count` of them, see ``SmallASCIIString``): what
+    /// ``taggedString(_:_:)`` writes for it, in two 8-byte stores and no
+    /// look at the string. The bytes the words hold past the string are
+    /// zeros, so the slack stays zero-filled.
+    mutating func taggedSmallASCII(_ tag: UInt8, words: (UInt64, UInt64), count: Int) {
+        append(upTo: 2 + 16) { pointer in
+            pointer[0] = tag
+            pointer[1] = UInt8(truncatingIfNeeded: count)
+            let bytes = UnsafeMutableRawPointer(pointer + 2)
+            bytes.storeBytes(of: words.0.littleEndian, as: UInt64.self)
+            // Without the flags byte, which is not the string's.
+            bytes.storeBytes(of: (words.1 & 0x00FF_FFFF_FFFF_FFFF).littleEndian, toByteOffset: 8, as: UInt64.self)
+            return 2 + count
+        }
+    }
+
     mutating func blob<C: Collection>(_ value: C) where C.Element == UInt8 {
         let done: Void? = value.withContiguousStorageIfAvailable { lengthPrefixed(nil, UnsafeRawBufferPointer($0)) }
         if done == nil {
