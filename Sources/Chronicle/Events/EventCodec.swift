@@ -474,17 +474,9 @@ enum EventCodec {
 protocol DetachedValues: AnyObject {
     /// The number of values.
     var count: Int { get }
-    /// The value at `index` (< ``count``).
-    subscript(index: Int) -> PersistedValue { get }
     /// Appends every value's encoding to `w`, in order, each as
     /// ``EventCodec/encode(_:into:)`` writes it. O(values).
     func encodeValues(into w: inout BinaryWriter)
-}
-
-extension DetachedValues {
-    func encodeValues(into w: inout BinaryWriter) {
-        for index in 0..<count { EventCodec.encode(self[index], into: &w) }
-    }
 }
 
 /// Where ``EventCodec`` puts the `.create` events it decodes: in the

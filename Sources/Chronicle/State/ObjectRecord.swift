@@ -101,4 +101,3 @@ public struct ObjectRecord: Hashable {
 // (the subscript's setter checks `isKnownUniquelyReferenced`, and copies
 // otherwise), so no thread ever reads a storage another thread writes.
 extension ObjectRecord: @unchecked Sendable {}
-
