@@ -16,11 +16,11 @@ struct UnmanagedValuesConcurrencyTests {
             for _ in 0..<tasks {
                 group.addTask {
                     for _ in 0..<rounds {
-                        counter.unmanagedStorage.withLock { values in
-                            let value = values[1] as! Int
+                        counter.unmanagedStorage.withLockedHeader { _, values in
+                            let value = values.value(1, as: Int.self)
                             // Widen the window between the read and the write.
                             for _ in 0..<3 { _ = values.count }
-                            values[1] = value + 1
+                            values.set(1, to: value + 1)
                         }
                     }
                 }
@@ -48,7 +48,7 @@ struct UnmanagedValuesConcurrencyTests {
         many.id = 7
         many.optString = "last but a few"
         many.numbers.append(3)
-        #expect(many.unmanagedStorage.withLock { $0.count } > 16)
+        #expect(many.unmanagedStorage.count > 16)
         #expect(many.id == 7 && many.optString == "last but a few" && Array(many.numbers) == [3])
         #expect(many.string == "" && many.unit == .sales)
     }

@@ -117,7 +117,7 @@ final class ClassMetadata: Sendable {
         let name = typeName(type)
         let prototype = ConstructionFrame.makeInternal(type)
         let options = ConstructionFrame.current.lastTakenOptions
-        let count = prototype.unmanagedStorage.withLock { $0.count }
+        let count = prototype.unmanagedStorage.count
 
         var found: [(ordinal: Int, name: String, wrapper: any PersistedWrapper.Type)] = []
         var storesOnlyPersisted = true
@@ -150,7 +150,7 @@ final class ClassMetadata: Sendable {
         let keys = properties.filter(\.options.isPrimaryKey).map(\.name)
         if keys.count > 1 { throw .multiplePrimaryKeys(type: name, properties: keys) }
         if isEmbedded, let key = keys.first { throw .embeddedPrimaryKey(type: name, property: key) }
-        let initialValues = prototype.unmanagedStorage.withLock { Array($0) }
+        let initialValues = Array(prototype.unmanagedStorage.allValues())
         let declaredDefaults = zip(properties, initialValues).map { property, value -> PersistedValue? in
             guard !property.kind.isLinkingObjects, property.kind.collection == .none,
                   let stored = (value as? any _PrimitivePersistable)?._primitive ?? (value as? any _OptionalPrimitive)?._storedValue

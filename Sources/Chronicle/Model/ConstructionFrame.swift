@@ -22,11 +22,17 @@ final class ConstructionFrame {
     // access to its properties spans a call that can reach the frame again.
     // The checks were a large part of the cost of each object made.
     /// The values registered since the last take, `pendingCount` of them
-    /// in a buffer of `pendingCapacity`: kept by hand, not in an array, so
+    /// in buffers of `pendingCapacity`: kept by hand, not in arrays, so
     /// that ``take()`` can move them into the object's storage and keep the
-    /// buffer for the next object (an array cannot give up its elements
-    /// without destroying them).
-    @exclusivity(unchecked) private var pending: UnsafeMutablePointer<any _PersistableProperty>
+    /// buffers for the next object (an array cannot give up its elements
+    /// without destroying them). Each value has an entry (its type, and the
+    /// value itself unless primitive), a 16-byte slot (a primitive value as
+    /// a stored record holds it; see ``UnmanagedValues``) and its slot's kind.
+    @exclusivity(unchecked) private var pending: UnsafeMutablePointer<UnmanagedValues.Entry>
+    @exclusivity(unchecked) private var pendingSlots: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private var pendingTags: UnsafeMutablePointer<UInt64>
+    /// How many of the pending values are kept in their entries.
+    @exclusivity(unchecked) private var pendingBoxed = 0
     @exclusivity(unchecked) private var pendingCount = 0
     @exclusivity(unchecked) private var pendingCapacity = 8
     @exclusivity(unchecked) var options: ContiguousArray<PersistedOptions> = []
@@ -63,11 +69,16 @@ final class ConstructionFrame {
 
     private init() {
         pending = .allocate(capacity: pendingCapacity)
+        pendingSlots = .allocate(byteCount: 16 * pendingCapacity, alignment: 16)
+        pendingTags = .allocate(capacity: pendingCapacity)
     }
 
     deinit {
+        for index in 0..<pendingCount { RecordStorage.deinitializeSlot(pendingSlots + 16 * index, tag: pendingTags[index]) }
         pending.deinitialize(count: pendingCount)
         pending.deallocate()
+        pendingSlots.deallocate()
+        pendingTags.deallocate()
         clearHandle()
         handleSnapshot.deallocate()
     }
@@ -171,7 +182,15 @@ final class ConstructionFrame {
     @inline(__always)
     private func appendPending<Value: _PersistableProperty>(_ value: Value, options: PersistedOptions) -> Int {
         if pendingCount == pendingCapacity { growPending() }
-        (pending + pendingCount).initialize(to: value)
+        if let tag = value._initializeUnmanagedSlot(pendingSlots + 16 &* pendingCount) {
+            (pending + pendingCount).initialize(to: UnmanagedValues.Entry(type: Value.self, boxed: nil))
+            pendingTags[pendingCount] = tag
+        } else {
+            (pending + pendingCount).initialize(to: UnmanagedValues.Entry(type: Value.self, boxed: value))
+            (pendingSlots + 16 &* pendingCount).storeBytes(of: 0, as: UInt64.self)
+            pendingTags[pendingCount] = RecordStorage.Tag.null
+            pendingBoxed += 1
+        }
         pendingCount += 1
         // Only schema discovery reads the options, and it makes its
         // prototype with `makeInternal`: recording them for every object
@@ -181,12 +200,21 @@ final class ConstructionFrame {
         return pendingCount - 1
     }
 
-    /// Doubles the pending buffer. O(count); rare: the buffer is kept.
+    /// Doubles the pending buffers. O(count); rare: the buffers are kept.
     private func growPending() {
-        let larger = UnsafeMutablePointer<any _PersistableProperty>.allocate(capacity: pendingCapacity * 2)
+        let larger = UnsafeMutablePointer<UnmanagedValues.Entry>.allocate(capacity: pendingCapacity * 2)
         larger.moveInitialize(from: pending, count: pendingCount)
         pending.deallocate()
         pending = larger
+        // Slots move bit for bit, as records' do.
+        let slots = UnsafeMutableRawPointer.allocate(byteCount: 32 * pendingCapacity, alignment: 16)
+        slots.copyMemory(from: pendingSlots, byteCount: 16 * pendingCount)
+        pendingSlots.deallocate()
+        pendingSlots = slots
+        let tags = UnsafeMutablePointer<UInt64>.allocate(capacity: pendingCapacity * 2)
+        tags.initialize(from: pendingTags, count: pendingCount)
+        pendingTags.deallocate()
+        pendingTags = tags
         pendingCapacity *= 2
     }
 
@@ -327,8 +355,10 @@ final class ConstructionFrame {
     /// O(values), one allocation.
     static func take() -> UnmanagedValues {
         withCurrent { frame in
-            let values = UnmanagedValues.make(movingFrom: frame.pending, count: frame.pendingCount)
+            let values = UnmanagedValues.make(movingFrom: frame.pending, slots: frame.pendingSlots, tags: frame.pendingTags,
+                                              count: frame.pendingCount, boxedCount: frame.pendingBoxed)
             frame.pendingCount = 0
+            frame.pendingBoxed = 0
             // Swapped, not copied: the options buffer the frame keeps filling is
             // then the previous object's, unshared, and clearing it allocates
             // nothing. Only an internal instance recorded options (see

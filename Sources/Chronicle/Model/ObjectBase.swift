@@ -359,8 +359,8 @@ open class ObjectBase: @unchecked Sendable {
     /// deleted objects.
     @inline(never)
     private func readPropertySlowly<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V {
-        if liveTable == nil, binding.loadUnmanaged() == nil, let value = unmanagedStorage.valueIfUnmanaged(ordinal: ordinal) {
-            return value as! V
+        if liveTable == nil, binding.loadUnmanaged() == nil, let value = unmanagedStorage.valueIfUnmanaged(ordinal: ordinal, as: V.self) {
+            return value
         }
         if let (table, key, frozen) = managedLocation {
             let property = table.property(forOrdinal: ordinal)
@@ -375,7 +375,7 @@ open class ObjectBase: @unchecked Sendable {
             guard let record else {
                 switch frozen == nil ? readWhileAddedElsewhere(table: table, key: key) : nil {
                 case .published(let record)?: return V._read(record[property], in: context)
-                case .ownValues(let storage)?: return storage.keptValue(ordinal: ordinal) as! V
+                case .ownValues(let storage)?: return storage.value(at: ordinal, as: V.self)
                 case nil: break
                 }
                 preconditionFailure("Chronicle: reading '\(table.metadata.propertyName(ordinal: ordinal))' of a \(table.metadata.name) that was deleted or is not in this version. Check `isInvalidated` before reading an object another write may delete.")
@@ -386,7 +386,7 @@ open class ObjectBase: @unchecked Sendable {
             let name = recorder.record(prefix: prefix, ordinal: ordinal, of: type(of: self))
             if let value = V._recordingValue(_Recording(recorder: recorder, path: name)) { return value }
         }
-        return unmanagedStorage.withLock { $0[ordinal] } as! V
+        return unmanagedStorage.value(at: ordinal, as: V.self)
     }
 
     func writeProperty<V: _PersistableProperty>(ordinal: Int, _ value: V) {

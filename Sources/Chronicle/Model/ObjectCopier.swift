@@ -33,7 +33,7 @@ public final class _ObjectCopier {
         for (ordinal, property) in metadata.properties.enumerated() {
             guard let value = property.read(source, ordinal) as? any _PersistableProperty else { continue }
             let copied = value._unmanagedCopy(self)
-            copy.unmanagedStorage.withLock { $0[ordinal] = copied }
+            copy.unmanagedStorage.set(copied, at: ordinal)
         }
     }
 }

@@ -31,11 +31,25 @@ public protocol _PersistableProperty: Sendable {
     /// An unmanaged copy, for ``ObjectBase/init(value:)``: a collection
     /// copies its elements into a new unmanaged collection.
     func _unmanagedCopy(_ copier: _ObjectCopier) -> Self
+    /// Writes the value into the uninitialised 16-byte `slot` as a stored
+    /// record holds it, and returns its kind; `nil` (the default) when an
+    /// unmanaged object keeps values of this type as themselves. What an
+    /// unmanaged object keeps its primitive values in, so that `add` files
+    /// them without converting them.
+    func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64?
+    /// The value in an unmanaged object's `slot` of kind `tag`, written by
+    /// ``_initializeUnmanagedSlot(_:)``; `nil` if the slot holds a value this
+    /// type cannot hold.
+    static func _fromUnmanagedSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self?
 }
 
 extension _PersistableProperty {
     /// `nil`: this type cannot be a primary key.
     public var _primaryKeyValue: PersistedValue? { nil }
+    /// `nil`: an unmanaged object keeps a value of this type as itself.
+    public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? { nil }
+    /// `nil`: values of this type are never kept in a slot.
+    public static func _fromUnmanagedSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? { nil }
     /// Through the generic read: collections, links and optionals need its context.
     public static func _get(_ object: ObjectBase, ordinal: Int) -> Self {
         object.readProperty(ordinal: ordinal, as: Self.self)
@@ -112,6 +126,14 @@ extension _PrimitivePersistable {
         Self(_primitive: RecordStorage.load(slot, tag: tag))
     }
     public static func _recordingValue(_ recording: _Recording) -> Self? { _recordingElement(recording) }
+    /// Implementation detail: the stored value, in the slot.
+    public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? {
+        let value = _primitive
+        RecordStorage.initialize(slot, with: value)
+        return RecordStorage.Tag.of(value)
+    }
+    /// Implementation detail: ``_fromSlot(_:tag:)``.
+    public static func _fromUnmanagedSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? { _fromSlot(slot, tag: tag) }
     public static func _fromPersisted(_ value: PersistedValue, in context: _ReadContext) -> Self? { Self(_primitive: value) }
     public func _toPersisted(in context: _WriteContext) -> PersistedValue { _primitive }
     public static func _recordingElement(_ recording: _Recording) -> Self? {
@@ -153,6 +175,11 @@ extension String: _PrimitivePersistable {
     /// Implementation detail: reads a string slot in place.
     public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> String? {
         tag == RecordStorage.Tag.string ? slot.load(as: String.self) : nil
+    }
+    /// Implementation detail: the string, in the slot.
+    public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? {
+        slot.initializeMemory(as: String.self, repeating: self, count: 1)
+        return RecordStorage.Tag.string
     }
     public static var _primitiveType: PropertyType { .string }
     public var _primitive: PersistedValue { .string(self) }
@@ -266,6 +293,11 @@ extension _PersistableInteger {
     /// Implementation detail: reads an integer slot in place.
     public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? {
         tag == RecordStorage.Tag.int ? Self(exactly: slot.load(as: Int64.self)) : nil
+    }
+    /// Implementation detail: the integer, in the slot.
+    public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? {
+        slot.storeBytes(of: Int64(self), as: Int64.self)
+        return RecordStorage.Tag.int
     }
 }
 

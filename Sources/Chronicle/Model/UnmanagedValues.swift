@@ -7,23 +7,33 @@ import Darwin
 #endif
 
 /// The `@Persisted` values of an unmanaged object and the mutex guarding
-/// them, in one allocation: the mutex in the header, the values as tail
-/// elements. Once `add` makes the instance managed, the header also holds
-/// where it put it (``AddedLocation``).
+/// them, in one allocation: the mutex in the header, an entry per value as
+/// tail elements. Once `add` makes the instance managed, the header also
+/// holds where it put it (``AddedLocation``).
 ///
-/// A `Locked<ContiguousArray<any _PersistableProperty>>` took three: the
-/// lock object, its separately allocated mutex (a mutex must not move, and
-/// a stored property's address is not stable in Swift) and the array's
-/// buffer — each freed again when the object dies. The header and tail
-/// elements of a `ManagedBuffer` sit at fixed offsets in the object, which
-/// never moves, so the mutex can live there.
+/// A value of a primitive type (a number, a string, a date, `Data`, a
+/// UUID…) lives in ``Header/record``, a stored record's storage, in the
+/// slot and with the kind the store's record of the object would give it;
+/// a value of any other type (an optional, a collection, a link, an
+/// enum…) in its entry, as itself. So `add` of an object whose values are
+/// all primitive files that storage as the new object's record: no value
+/// is converted, copied or boxed in an existential on the way, and the
+/// journal encodes the values from it. The storage is never written
+/// again once the object is added: every write then checks ``Header/added``.
+///
+/// A `Locked<ContiguousArray<any _PersistableProperty>>` took three
+/// allocations: the lock object, its separately allocated mutex (a mutex
+/// must not move, and a stored property's address is not stable in Swift)
+/// and the array's buffer. The header and tail elements of a
+/// `ManagedBuffer` sit at fixed offsets in the object, which never moves,
+/// so the mutex can live there.
 ///
 /// A `pthread_mutex`, not `Synchronization.Mutex`, for the reason ``Locked``
 /// gives: ThreadSanitizer cannot see `Mutex` on Linux.
 ///
 /// Not `Sendable` (`ManagedBuffer` cannot be); ``ObjectBase``, which is,
-/// holds it and touches the values only through ``withLock(_:)``.
-final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _PersistableProperty> {
+/// holds it and touches the values only under its mutex.
+final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValues.Entry> {
     struct Header {
         /// First, so that it is at the header's address (Swift lays a
         /// struct's stored properties out in declaration order).
@@ -31,6 +41,22 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         let count: Int
         /// Where `add` put the instance; `nil` while it is unmanaged.
         var added: AddedLocation?
+        /// The primitive values, each in its slot (a value kept in its
+        /// entry has a null slot). Written only while the instance is
+        /// unmanaged, and held by no one else until then.
+        let record: RecordStorage
+        /// How many values live in their entries rather than in `record`.
+        var boxedCount: Int
+    }
+
+    /// One value's declared type and, unless it is primitive, the value.
+    struct Entry {
+        /// The `@Persisted` property's type.
+        let type: any _PersistableProperty.Type
+        /// The value, for a type not kept in a slot
+        /// (``_PersistableProperty/_initializeUnmanagedSlot(_:)`` returns
+        /// `nil`); `nil` for one kept in ``Header/record``.
+        var boxed: (any _PersistableProperty)?
     }
 
     /// The object an instance made managed by `add` stands for.
@@ -61,10 +87,22 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         }
     }
 
-    /// Storage holding the `count` values at `source`, moved (`source` is
-    /// left uninitialised). O(count), one allocation.
-    static func make(movingFrom source: UnsafeMutablePointer<any _PersistableProperty>, count: Int) -> UnmanagedValues {
-        let buffer = create(minimumCapacity: count) { _ in Header(mutex: pthread_mutex_t(), count: count, added: nil) }
+    /// Storage holding the `count` values registered at `entries`, `slots`
+    /// (16 bytes each) and `tags`, moved (they are left uninitialised);
+    /// `boxedCount` of them are in their entries. O(count), two allocations
+    /// (the values' and their record's).
+    static func make(movingFrom entries: UnsafeMutablePointer<Entry>, slots: UnsafeMutableRawPointer,
+                     tags: UnsafePointer<UInt64>, count: Int, boxedCount: Int) -> UnmanagedValues {
+        var index = 0
+        // Moved bit for bit: a string's or `Data`'s references go with it.
+        let record = RecordStorage.decoding(count: count) { (slot: UnsafeMutableRawPointer) throws(Never) -> UInt64 in
+            slot.copyMemory(from: slots + 16 &* index, byteCount: 16)
+            defer { index &+= 1 }
+            return tags[index]
+        }
+        let buffer = create(minimumCapacity: count) { _ in
+            Header(mutex: pthread_mutex_t(), count: count, added: nil, record: record, boxedCount: boxedCount)
+        }
         // `create` allocates an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: UnmanagedValues.self)
         storage.withUnsafeMutablePointers { header, values in
@@ -76,7 +114,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
             // default one (`PTHREAD_MUTEX_INITIALIZER` is all zeros), and
             // destroying it frees nothing: skipping both saves two calls
             // per unmanaged object made.
-            values.moveInitialize(from: source, count: count)
+            values.moveInitialize(from: entries, count: count)
         }
         return storage
     }
@@ -88,7 +126,8 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
     }
 
     deinit {
-        // `ManagedBuffer` destroys the header; the tail elements are ours.
+        // `ManagedBuffer` destroys the header (releasing the record); the
+        // tail elements are ours.
         withUnsafeMutablePointers { header, values in
             #if canImport(Darwin)
             pthread_mutex_destroy(Self.mutex(header))
@@ -97,28 +136,123 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         }
     }
 
-    /// Runs `body` with exclusive access to the values, one per ordinal.
-    /// `body` must not keep the buffer, nor reach this object's lock again
-    /// (the mutex is not recursive).
-    @inline(__always)
-    func withLock<R>(_ body: (UnsafeMutableBufferPointer<any _PersistableProperty>) throws -> R) rethrows -> R {
-        try withLockedHeader { _, values in try body(values) }
-    }
-
     /// Runs `body` with exclusive access to the location `add` put the
-    /// instance at (`nil` while unmanaged) and to the values; the same
-    /// rules as ``withLock(_:)``.
+    /// instance at (`nil` while unmanaged) and to the values. `body` must
+    /// not keep the buffer, nor reach this object's lock again (the mutex
+    /// is not recursive).
     @inline(__always)
     func withLockedHeader<R>(
-        _ body: (_ added: inout AddedLocation?, UnsafeMutableBufferPointer<any _PersistableProperty>) throws -> R
+        _ body: (_ added: inout AddedLocation?, Values) throws -> R
     ) rethrows -> R {
-        try withUnsafeMutablePointers { header, values in
+        try withUnsafeMutablePointers { header, entries in
             let mutex = Self.mutex(header)
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
-            return try body(&header.pointee.added, UnsafeMutableBufferPointer(start: values, count: header.pointee.count))
+            return try body(&header.pointee.added,
+                            Values(entries: UnsafeMutableBufferPointer(start: entries, count: header.pointee.count),
+                                   record: header.pointee.record,
+                                   boxedCount: UnsafeMutableRawPointer(header).advanced(by: MemoryLayout<Header>.offset(of: \.boxedCount)!)
+                                       .assumingMemoryBound(to: Int.self)))
         }
     }
+
+    /// The values, seen under the lock (see ``withLockedHeader(_:)``).
+    struct Values {
+        let entries: UnsafeMutableBufferPointer<Entry>
+        let record: RecordStorage
+
+        /// How many values live in their entries rather than in
+        /// ``record`` (in the header).
+        let boxedCount: UnsafeMutablePointer<Int>
+
+        var count: Int { entries.count }
+
+        /// Whether every value is in ``record``: then it is what the store
+        /// files as the object's record (its slots laid out as the
+        /// schema's properties are, when the class's ordinals map to them
+        /// in order).
+        var areAllInRecord: Bool { boxedCount.pointee == 0 }
+
+        /// The value at `ordinal` as its property's type `V`.
+        @inline(__always)
+        func value<V: _PersistableProperty>(_ ordinal: Int, as _: V.Type) -> V {
+            if let boxed = entries[ordinal].boxed { return boxed as! V }
+            guard let value = record.slot(of: ordinal, { V._fromUnmanagedSlot($0, tag: $1) }) else {
+                preconditionFailure("Chronicle: the unmanaged value \(record.value(at: ordinal)) cannot be read as a \(V.self)")
+            }
+            return value
+        }
+
+        /// The value at `ordinal`, as an existential of its property's type.
+        func value(_ ordinal: Int) -> any _PersistableProperty {
+            if let boxed = entries[ordinal].boxed { return boxed }
+            return entries[ordinal].type._unmanagedValue(ordinal, in: self)
+        }
+
+        /// The stored form of the value at `ordinal` if it is in ``record``
+        /// (`nil` if it is kept in its entry).
+        @inline(__always)
+        func storedValue(_ ordinal: Int) -> PersistedValue? {
+            entries[ordinal].boxed == nil ? record.value(at: ordinal) : nil
+        }
+
+        /// Every value, as existentials.
+        func all() -> ContiguousArray<any _PersistableProperty> {
+            ContiguousArray((0..<count).map { value($0) })
+        }
+
+        /// Sets the value at `ordinal`, of its property's type `V`.
+        @inline(__always)
+        func set<V: _PersistableProperty>(_ ordinal: Int, to value: V) {
+            if entries[ordinal].boxed != nil {
+                entries[ordinal].boxed = value
+                return
+            }
+            record.replaceSlot(ordinal) { slot in
+                guard let tag = value._initializeUnmanagedSlot(slot) else {
+                    preconditionFailure("Chronicle: a \(V.self) cannot be kept in a primitive property's slot")
+                }
+                return tag
+            }
+        }
+
+        /// Sets the value at `ordinal` to `value`, whose type may differ
+        /// from the property's (``Store/create(_:value:update:)`` takes
+        /// values by name).
+        ///
+        /// A value the property's slot cannot hold as its type (a string for
+        /// an `Int`, an optional…) is kept in the entry instead, as it would
+        /// have been before slots: `add` then converts it, and the store
+        /// rejects a value of the wrong kind with a typed error.
+        func set(_ ordinal: Int, toAny value: any _PersistableProperty) {
+            let entry = entries[ordinal]
+            if entry.boxed != nil {
+                entries[ordinal].boxed = value
+                return
+            }
+            // Tried on the stack first: the property's slot is replaced
+            // only by a value its type reads back.
+            withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { scratch in
+                let slot = scratch.baseAddress.unsafelyUnwrapped
+                if let tag = value._initializeUnmanagedSlot(slot) {
+                    if entry.type._fromUnmanagedSlot(slot, tag: tag) != nil {
+                        record.replaceSlot(ordinal) { target in
+                            target.copyMemory(from: slot, byteCount: 16)
+                            return tag
+                        }
+                        return
+                    }
+                    RecordStorage.deinitializeSlot(slot, tag: tag)
+                }
+                record.replace(ordinal, with: .null)
+                entries[ordinal].boxed = value
+                boxedCount.pointee += 1
+            }
+        }
+    }
+
+    /// The number of values.
+    var count: Int { withUnsafeMutablePointerToHeader { $0.pointee.count } }
 
     /// Where `add` put the instance, or `nil` while it is unmanaged.
     var added: AddedLocation? {
@@ -131,17 +265,34 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
         withLockedHeader { added, _ in AddedLocation.bind(&added, table: table, key: key, version: 0) }
     }
 
-    /// The value at `ordinal`, which `add` keeps: what another thread
+    /// The value at `ordinal`, as an existential of its property's type.
+    func value(at ordinal: Int) -> any _PersistableProperty {
+        withLockedHeader { _, values in values.value(ordinal) }
+    }
+
+    /// The value at `ordinal` as its property's type `V`, whether or not
+    /// the instance was added: what `add` keeps, and what another thread
     /// reads while the write that adds the instance is in progress.
-    func keptValue(ordinal: Int) -> any _PersistableProperty {
-        withLockedHeader { _, values in values[ordinal] }
+    func value<V: _PersistableProperty>(at ordinal: Int, as _: V.Type) -> V {
+        withLockedHeader { _, values in values.value(ordinal, as: V.self) }
+    }
+
+    /// Every value, as existentials.
+    func allValues() -> ContiguousArray<any _PersistableProperty> {
+        withLockedHeader { _, values in values.all() }
+    }
+
+    /// Sets the value at `ordinal` to `value`, whose type may differ from
+    /// the property's (see ``Values/set(_:toAny:)``).
+    func set(_ value: any _PersistableProperty, at ordinal: Int) {
+        withLockedHeader { _, values in values.set(ordinal, toAny: value) }
     }
 
     /// The value at `ordinal` while the instance is unmanaged; `nil` once
     /// `add` made it managed.
     @inline(__always)
-    func valueIfUnmanaged(ordinal: Int) -> (any _PersistableProperty)? {
-        withLockedHeader { added, values in added == nil ? values[ordinal] : nil }
+    func valueIfUnmanaged<V: _PersistableProperty>(ordinal: Int, as _: V.Type) -> V? {
+        withLockedHeader { added, values in added == nil ? values.value(ordinal, as: V.self) : nil }
     }
 
     /// Sets the value at `ordinal` if the instance is still unmanaged;
@@ -150,8 +301,37 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, any _Persista
     func setIfUnmanaged<V: _PersistableProperty>(ordinal: Int, _ value: V) -> Bool {
         withLockedHeader { added, values in
             guard added == nil else { return false }
-            values[ordinal] = value
+            values.set(ordinal, to: value)
             return true
         }
+    }
+
+    /// Checks that every value is in one place: in its entry (its slot
+    /// null), or in the record as a value its property's type reads back,
+    /// and that the header counts the entries' values.
+    func _checkInvariants() {
+        withLockedHeader { _, values in
+            var boxed = 0
+            for ordinal in 0..<values.count {
+                let entry = values.entries[ordinal]
+                if entry.boxed != nil {
+                    boxed += 1
+                    precondition(values.record.value(at: ordinal) == .null, "UnmanagedValues: value \(ordinal) is in its entry and its slot")
+                } else {
+                    let readable = values.record.slot(of: ordinal) { entry.type._fromUnmanagedSlot($0, tag: $1) != nil }
+                    precondition(readable, "UnmanagedValues: the slot of value \(ordinal) does not hold a \(entry.type)")
+                }
+            }
+            precondition(boxed == values.boxedCount.pointee, "UnmanagedValues: \(boxed) values in entries, \(values.boxedCount.pointee) counted")
+            precondition(values.record.count == values.count, "UnmanagedValues: \(values.count) values, a record of \(values.record.count)")
+        }
+    }
+}
+
+extension _PersistableProperty {
+    /// The value at `ordinal` of `values`, a property of this type, as an
+    /// existential (called on the entry's type, which opens it).
+    static func _unmanagedValue(_ ordinal: Int, in values: UnmanagedValues.Values) -> any _PersistableProperty {
+        values.value(ordinal, as: Self.self)
     }
 }

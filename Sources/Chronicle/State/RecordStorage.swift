@@ -353,12 +353,24 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// referenced.
     @inline(__always)
     func replace(_ property: Int, with value: PersistedValue) {
-        let old = tag(of: property), new = Tag.of(value)
+        replaceSlot(property) { slot in
+            Self.initialize(slot, with: value)
+            return Tag.of(value)
+        }
+    }
+
+    /// Replaces the value of `property` in place with what `initialize`
+    /// writes into its (deinitialised) slot, of the kind it returns: only
+    /// while uniquely referenced (an unmanaged object's values, see
+    /// ``UnmanagedValues``, are, until `add` files them).
+    @inline(__always)
+    func replaceSlot(_ property: Int, _ initialize: (UnsafeMutableRawPointer) -> UInt64) {
+        let old = tag(of: property)
         let offset = offset(of: property)
         withUnsafeMutablePointerToElements { elements in
             let slot = UnsafeMutableRawPointer(elements) + offset
             Self.deinitialize(slot, tag: old)
-            Self.initialize(slot, with: value)
+            let new = initialize(slot)
             if property < Self.headerTags {
                 let shift = UInt64(16 + 4 * property)
                 word = word & ~(0xF << shift) | new << shift
@@ -367,6 +379,13 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
                 elements[extra >> 4] = elements[extra >> 4] & ~(0xF << shift) | new << shift
             }
         }
+    }
+
+    /// Destroys the value of kind `tag` in `slot` (a slot outside any
+    /// record, written by ``initialize(_:with:)`` or a type's
+    /// ``_PersistableProperty/_initializeUnmanagedSlot(_:)``).
+    static func deinitializeSlot(_ slot: UnsafeMutableRawPointer, tag: UInt64) {
+        deinitialize(slot, tag: tag)
     }
 
     /// See ``ObjectRecord/_checkInvariants()``.

@@ -37,13 +37,11 @@ extension Store {
         let transaction = transactionForWriting("store.create")
         let object = T()
         let metadata = ClassMetadata.known(type)
-        object.unmanagedStorage.withLock { values in
-            for (name, value) in value {
-                guard let ordinal = metadata.ordinalByName[name] else {
-                    preconditionFailure("Chronicle: \(metadata.name) has no persisted property '\(name)'")
-                }
-                values[ordinal] = value
+        for (name, value) in value {
+            guard let ordinal = metadata.ordinalByName[name] else {
+                preconditionFailure("Chronicle: \(metadata.name) has no persisted property '\(name)'")
             }
+            object.unmanagedStorage.set(value, at: ordinal)
         }
         transaction.add(object, update: update)
         return object

@@ -69,6 +69,19 @@ final class Transaction: @unchecked Sendable {
 
     /// Applies the creation of object `key` holding `values` in `record`,
     /// as ``apply(_:)`` applies a `.create` event.
+    /// Creates object `key` of `table` holding `record` (made by the
+    /// caller; the values checked and filed from it).
+    private func applyCreate(table: Int, key: ObjectKey, record: ObjectRecord) {
+        guard failure == nil else { return }
+        do {
+            try state.applyCreate(table: table, key: key, record: record, changes: &changes)
+            createdRecords.append((events.count, table, key, record.storage))
+            events.append(.create(table: table, key: key, values: []))
+        } catch {
+            failure = .rejected(error.explained(in: state))
+        }
+    }
+
     private func applyCreate(table: Int, key: ObjectKey, values: UnsafeBufferPointer<PersistedValue>, record: ObjectRecord) {
         guard failure == nil else { return }
         do {
@@ -222,10 +235,10 @@ final class Transaction: @unchecked Sendable {
 
         if update != .error, let pkOrdinal = metadata.primaryKeyOrdinal {
             let context = _WriteContext(transaction: self, table: table, key: ObjectKey(0), property: table.property(forOrdinal: pkOrdinal))
-            let primaryKey = storage.withLock { $0[pkOrdinal] }._write(in: context)
+            let primaryKey = storage.value(at: pkOrdinal)._write(in: context)
             if let existing = state.key(table: table.index, primaryKey: primaryKey) {
                 storage.bindIfUnmanaged(table: table, key: existing)
-                updateExisting(existing, in: table, from: storage.withLock { ContiguousArray($0) }, writingAll: update == .all)
+                updateExisting(existing, in: table, from: storage.allValues(), writingAll: update == .all)
                 return existing
             }
         }
@@ -240,19 +253,30 @@ final class Transaction: @unchecked Sendable {
         if table.mapsOrdinalsInOrder, !template.hasLinks {
             // No links, so converting a value adds no object and cannot
             // re-enter this write (nor reach this object's lock again): the
-            // instance is bound and its values convert in place, under one
-            // lock, without copying them out first, into a buffer on the
-            // stack, and from there into the object's record:
-            // starting from the template's defaults copied them (with their
-            // references) and then copied the shared array again on the
-            // first write: two copies of every value of every object added.
+            // instance is bound and its values filed under one lock.
             storage.withLockedHeader { added, values in
                 if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: state.version + 1) }
+                if values.areAllInRecord {
+                    // Every value primitive: the instance's own storage,
+                    // its slots laid out as the schema's properties, is the
+                    // record (the instance never writes it again).
+                    applyCreate(table: table.index, key: key, record: ObjectRecord(storage: values.record))
+                    return
+                }
+                // The others converted into a buffer on the stack, and from
+                // there into the object's record.
                 withUnsafeTemporaryAllocation(of: PersistedValue.self, capacity: values.count) { persisted in
-                    for ordinal in values.indices {
-                        let context = _WriteContext(transaction: self, table: table, key: key, property: ordinal)
-                        (persisted.baseAddress.unsafelyUnwrapped + ordinal)
-                            .initialize(to: Self.converted(values.baseAddress.unsafelyUnwrapped + ordinal, in: context))
+                    for ordinal in 0..<values.count {
+                        let converted: PersistedValue
+                        if let stored = values.storedValue(ordinal) {
+                            converted = stored
+                        } else {
+                            let context = _WriteContext(transaction: self, table: table, key: key, property: ordinal)
+                            // `pointee`'s addressor: the entry itself, not a copy.
+                            let entry = values.entries.baseAddress.unsafelyUnwrapped + ordinal
+                            converted = Self.converted(&entry.pointee.boxed, in: context)
+                        }
+                        (persisted.baseAddress.unsafelyUnwrapped + ordinal).initialize(to: converted)
                     }
                     let converted = UnsafeBufferPointer(persisted)
                     applyCreate(table: table.index, key: key, values: converted, record: ObjectRecord(converted))
@@ -266,7 +290,7 @@ final class Transaction: @unchecked Sendable {
         // one (and must find it managed).
         let values = storage.withLockedHeader { added, values in
             if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: state.version + 1) }
-            return ContiguousArray(values)
+            return values.all()
         }
         var persisted = template.defaults
         for (ordinal, value) in values.enumerated() {
@@ -292,16 +316,16 @@ final class Transaction: @unchecked Sendable {
         return key
     }
 
-    /// The stored form of the value at `value`, converted where it lies.
+    /// The stored form of the value kept in an unmanaged object's entry
+    /// (never `nil`), converted where it lies.
     ///
     /// Moved out for the call and back after, bit for bit: a method called
     /// on an existential read from memory runs on a copy (retaining what it
     /// holds), destroyed after, for every value converted. The caller holds
     /// the values' lock, and converting a value without links cannot reach
-    /// this object's values.
-    @inline(__always)
-    private static func converted(_ value: UnsafeMutablePointer<any _PersistableProperty>, in context: _WriteContext) -> PersistedValue {
-        let moved = value.move()
+    /// it again.
+    private static func converted(_ value: UnsafeMutablePointer<(any _PersistableProperty)?>, in context: _WriteContext) -> PersistedValue {
+        let moved = value.move().unsafelyUnwrapped
         let converted = moved._write(in: context)
         value.initialize(to: moved)
         return converted
