@@ -129,6 +129,8 @@ extension _PrimitivePersistable {
     /// Implementation detail: the stored value, in the slot.
     public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? {
         let value = _primitive
+        // A null slot marks a value kept in its entry (`UnmanagedValues`).
+        guard value != .null else { return nil }
         RecordStorage.initialize(slot, with: value)
         return RecordStorage.Tag.of(value)
     }

@@ -96,7 +96,9 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         var index = 0
         // Moved bit for bit: a string's or `Data`'s references go with it.
         let record = RecordStorage.decoding(count: count) { (slot: UnsafeMutableRawPointer) throws(Never) -> UInt64 in
-            slot.copyMemory(from: slots + 16 &* index, byteCount: 16)
+            let source = slots + 16 &* index
+            slot.storeBytes(of: source.load(as: UInt64.self), as: UInt64.self)
+            slot.storeBytes(of: source.load(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8, as: UInt64.self)
             defer { index &+= 1 }
             return tags[index]
         }
@@ -150,7 +152,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             defer { pthread_mutex_unlock(mutex) }
             return try body(&header.pointee.added,
                             Values(entries: UnsafeMutableBufferPointer(start: entries, count: header.pointee.count),
-                                   record: header.pointee.record,
+                                   recordReference: Unmanaged.passUnretained(header.pointee.record),
                                    boxedCount: UnsafeMutableRawPointer(header).advanced(by: MemoryLayout<Header>.offset(of: \.boxedCount)!)
                                        .assumingMemoryBound(to: Int.self)))
         }
@@ -159,7 +161,13 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
     /// The values, seen under the lock (see ``withLockedHeader(_:)``).
     struct Values {
         let entries: UnsafeMutableBufferPointer<Entry>
-        let record: RecordStorage
+        /// Not retained: the header holds it while the lock is held, and
+        /// a retain and release per property written were a fifth of the
+        /// write's cost. (`unowned(unsafe)` retained it at each use.)
+        let recordReference: Unmanaged<RecordStorage>
+
+        /// The record of the values in slots.
+        var record: RecordStorage { recordReference.takeUnretainedValue() }
 
         /// How many values live in their entries rather than in
         /// ``record`` (in the header).
@@ -173,11 +181,25 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// in order).
         var areAllInRecord: Bool { boxedCount.pointee == 0 }
 
+        /// Whether the value at `ordinal` is in its entry: its slot is null
+        /// (no primitive value is, see
+        /// ``_PrimitivePersistable/_initializeUnmanagedSlot(_:)``). Read
+        /// from the record's header word, not the entry: reading an
+        /// optional existential copies it.
+        @inline(__always)
+        func isBoxed(_ ordinal: Int) -> Bool {
+            recordReference._withUnsafeGuaranteedRef { $0.tag(of: ordinal) } == RecordStorage.Tag.null
+        }
+
         /// The value at `ordinal` as its property's type `V`.
         @inline(__always)
         func value<V: _PersistableProperty>(_ ordinal: Int, as _: V.Type) -> V {
-            if let boxed = entries[ordinal].boxed { return boxed as! V }
-            guard let value = record.slot(of: ordinal, { V._fromUnmanagedSlot($0, tag: $1) }) else {
+            let value = recordReference._withUnsafeGuaranteedRef { record in
+                record.slot(of: ordinal) { slot, tag in
+                    tag == RecordStorage.Tag.null ? (entries[ordinal].boxed.unsafelyUnwrapped as! V) : V._fromUnmanagedSlot(slot, tag: tag)
+                }
+            }
+            guard let value else {
                 preconditionFailure("Chronicle: the unmanaged value \(record.value(at: ordinal)) cannot be read as a \(V.self)")
             }
             return value
@@ -185,7 +207,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
 
         /// The value at `ordinal`, as an existential of its property's type.
         func value(_ ordinal: Int) -> any _PersistableProperty {
-            if let boxed = entries[ordinal].boxed { return boxed }
+            if isBoxed(ordinal) { return entries[ordinal].boxed.unsafelyUnwrapped }
             return entries[ordinal].type._unmanagedValue(ordinal, in: self)
         }
 
@@ -193,7 +215,8 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// (`nil` if it is kept in its entry).
         @inline(__always)
         func storedValue(_ ordinal: Int) -> PersistedValue? {
-            entries[ordinal].boxed == nil ? record.value(at: ordinal) : nil
+            let value = record.value(at: ordinal)
+            return value == .null ? nil : value
         }
 
         /// Every value, as existentials.
@@ -204,15 +227,17 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// Sets the value at `ordinal`, of its property's type `V`.
         @inline(__always)
         func set<V: _PersistableProperty>(_ ordinal: Int, to value: V) {
-            if entries[ordinal].boxed != nil {
+            if isBoxed(ordinal) {
                 entries[ordinal].boxed = value
                 return
             }
-            record.replaceSlot(ordinal) { slot in
-                guard let tag = value._initializeUnmanagedSlot(slot) else {
-                    preconditionFailure("Chronicle: a \(V.self) cannot be kept in a primitive property's slot")
+            recordReference._withUnsafeGuaranteedRef { record in
+                record.replaceSlot(ordinal) { slot in
+                    guard let tag = value._initializeUnmanagedSlot(slot) else {
+                        preconditionFailure("Chronicle: a \(V.self) cannot be kept in a primitive property's slot")
+                    }
+                    return tag
                 }
-                return tag
             }
         }
 
@@ -226,7 +251,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// rejects a value of the wrong kind with a typed error.
         func set(_ ordinal: Int, toAny value: any _PersistableProperty) {
             let entry = entries[ordinal]
-            if entry.boxed != nil {
+            if isBoxed(ordinal) {
                 entries[ordinal].boxed = value
                 return
             }
@@ -314,10 +339,11 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             var boxed = 0
             for ordinal in 0..<values.count {
                 let entry = values.entries[ordinal]
-                if entry.boxed != nil {
+                if values.isBoxed(ordinal) {
                     boxed += 1
-                    precondition(values.record.value(at: ordinal) == .null, "UnmanagedValues: value \(ordinal) is in its entry and its slot")
+                    precondition(entry.boxed != nil, "UnmanagedValues: value \(ordinal) is in neither its entry nor its slot")
                 } else {
+                    precondition(entry.boxed == nil, "UnmanagedValues: value \(ordinal) is in its entry and its slot")
                     let readable = values.record.slot(of: ordinal) { entry.type._fromUnmanagedSlot($0, tag: $1) != nil }
                     precondition(readable, "UnmanagedValues: the slot of value \(ordinal) does not hold a \(entry.type)")
                 }
