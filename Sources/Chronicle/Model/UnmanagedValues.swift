@@ -134,7 +134,10 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             #if canImport(Darwin)
             pthread_mutex_destroy(Self.mutex(header))
             #endif
-            _ = values.deinitialize(count: header.pointee.count)
+            // Entries whose values are all in the record hold nothing to
+            // release (a metatype and `nil`): destroying them went through
+            // the entry type's value witness, element by element.
+            if header.pointee.boxedCount > 0 { _ = values.deinitialize(count: header.pointee.count) }
         }
     }
 
