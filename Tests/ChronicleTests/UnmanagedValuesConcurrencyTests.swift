@@ -2,8 +2,8 @@ import Foundation
 import Testing
 @testable import Chronicle
 
-/// The storage of an unmanaged object's values: one allocation holding a
-/// pthread mutex and the values (see `UnmanagedValues`). Run under
+/// The storage of an unmanaged object's values: a pthread mutex, the
+/// primitive values' record and an entry per value (see `UnmanagedValues`). Run under
 /// ThreadSanitizer by `scripts/sanitize thread --filter Concurrency`.
 @Suite("Unmanaged values (concurrency)")
 struct UnmanagedValuesConcurrencyTests {

@@ -392,8 +392,6 @@ open class ObjectBase: @unchecked Sendable {
     func writeProperty<V: _PersistableProperty>(ordinal: Int, _ value: V) {
         // Unmanaged first, checked without building a location: setting a
         // new object's properties, the common case, skips that work.
-        // The stored reference, borrowed: `unmanagedStorage` returned it
-        // retained, and it was released again, on every write.
         if liveTable == nil, binding.loadUnmanaged() == nil, let storage = unmanagedValues,
            storage.setIfUnmanaged(ordinal: ordinal, value) {
             return

@@ -7,26 +7,26 @@ import Darwin
 #endif
 
 /// The `@Persisted` values of an unmanaged object and the mutex guarding
-/// them, in one allocation: the mutex in the header, an entry per value as
-/// tail elements. Once `add` makes the instance managed, the header also
+/// them: the mutex and the primitive values' record storage in the header,
+/// an entry per value as tail elements (two allocations: this object and
+/// the record's). Once `add` makes the instance managed, the header also
 /// holds where it put it (``AddedLocation``).
 ///
 /// A value of a primitive type (a number, a string, a date, `Data`, a
-/// UUID…) lives in ``Header/record``, a stored record's storage, in the
-/// slot and with the kind the store's record of the object would give it;
-/// a value of any other type (an optional, a collection, a link, an
-/// enum…) in its entry, as itself. So `add` of an object whose values are
+/// UUID, a ``PersistableEnum``…) lives in ``Header/record``, a stored
+/// record's storage, in the slot and with the kind the store's record of
+/// the object would give it; a value of any other type (an optional, a
+/// collection, a link) in its entry, as itself. So `add` of an object whose values are
 /// all primitive files that storage as the new object's record: no value
 /// is converted, copied or boxed in an existential on the way, and the
 /// journal encodes the values from it. The storage is never written
 /// again once the object is added: every write then checks ``Header/added``.
 ///
-/// A `Locked<ContiguousArray<any _PersistableProperty>>` took three
-/// allocations: the lock object, its separately allocated mutex (a mutex
-/// must not move, and a stored property's address is not stable in Swift)
-/// and the array's buffer. The header and tail elements of a
-/// `ManagedBuffer` sit at fixed offsets in the object, which never moves,
-/// so the mutex can live there.
+/// The mutex lives in the header because a mutex must not move and a
+/// stored property's address is not stable in Swift, while the header and
+/// tail elements of a `ManagedBuffer` sit at fixed offsets in the object,
+/// which never moves (a `Locked` value took an allocation of its own for
+/// its mutex).
 ///
 /// A `pthread_mutex`, not `Synchronization.Mutex`, for the reason ``Locked``
 /// gives: ThreadSanitizer cannot see `Mutex` on Linux.
