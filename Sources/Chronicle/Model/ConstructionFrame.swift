@@ -31,8 +31,6 @@ final class ConstructionFrame {
     @exclusivity(unchecked) private var pending: UnsafeMutablePointer<UnmanagedValues.Entry>
     @exclusivity(unchecked) private var pendingSlots: UnsafeMutableRawPointer
     @exclusivity(unchecked) private var pendingTags: UnsafeMutablePointer<UInt64>
-    /// How many of the pending values are kept in their entries.
-    @exclusivity(unchecked) private var pendingBoxed = 0
     @exclusivity(unchecked) private var pendingCount = 0
     @exclusivity(unchecked) private var pendingCapacity = 8
     @exclusivity(unchecked) var options: ContiguousArray<PersistedOptions> = []
@@ -189,7 +187,6 @@ final class ConstructionFrame {
             (pending + pendingCount).initialize(to: UnmanagedValues.Entry(type: Value.self, boxed: value))
             (pendingSlots + 16 &* pendingCount).storeBytes(of: 0, as: UInt64.self)
             pendingTags[pendingCount] = RecordStorage.Tag.null
-            pendingBoxed += 1
         }
         pendingCount += 1
         // Only schema discovery reads the options, and it makes its
@@ -356,9 +353,8 @@ final class ConstructionFrame {
     static func take() -> UnmanagedValues {
         withCurrent { frame in
             let values = UnmanagedValues.make(movingFrom: frame.pending, slots: frame.pendingSlots, tags: frame.pendingTags,
-                                              count: frame.pendingCount, boxedCount: frame.pendingBoxed)
+                                              count: frame.pendingCount)
             frame.pendingCount = 0
-            frame.pendingBoxed = 0
             // Swapped, not copied: the options buffer the frame keeps filling is
             // then the previous object's, unshared, and clearing it allocates
             // nothing. Only an internal instance recorded options (see

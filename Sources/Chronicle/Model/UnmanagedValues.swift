@@ -42,11 +42,10 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// Where `add` put the instance; `nil` while it is unmanaged.
         var added: AddedLocation?
         /// The primitive values, each in its slot (a value kept in its
-        /// entry has a null slot). Written only while the instance is
-        /// unmanaged, and held by no one else until then.
+        /// entry has a null slot, and no other slot is null). Written only
+        /// while the instance is unmanaged, and held by no one else until
+        /// then.
         let record: RecordStorage
-        /// How many values live in their entries rather than in `record`.
-        var boxedCount: Int
     }
 
     /// One value's declared type and, unless it is primitive, the value.
@@ -88,11 +87,10 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
     }
 
     /// Storage holding the `count` values registered at `entries`, `slots`
-    /// (16 bytes each) and `tags`, moved (they are left uninitialised);
-    /// `boxedCount` of them are in their entries. O(count), two allocations
-    /// (the values' and their record's).
+    /// (16 bytes each) and `tags`, moved (they are left uninitialised).
+    /// O(count), two allocations (the values' and their record's).
     static func make(movingFrom entries: UnsafeMutablePointer<Entry>, slots: UnsafeMutableRawPointer,
-                     tags: UnsafePointer<UInt64>, count: Int, boxedCount: Int) -> UnmanagedValues {
+                     tags: UnsafePointer<UInt64>, count: Int) -> UnmanagedValues {
         var index = 0
         // Moved bit for bit: a string's or `Data`'s references go with it.
         let record = RecordStorage.decoding(count: count) { (slot: UnsafeMutableRawPointer) throws(Never) -> UInt64 in
@@ -103,7 +101,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             return tags[index]
         }
         let buffer = create(minimumCapacity: count) { _ in
-            Header(mutex: pthread_mutex_t(), count: count, added: nil, record: record, boxedCount: boxedCount)
+            Header(mutex: pthread_mutex_t(), count: count, added: nil, record: record)
         }
         // `create` allocates an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: UnmanagedValues.self)
@@ -137,7 +135,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             // Entries whose values are all in the record hold nothing to
             // release (a metatype and `nil`): destroying them went through
             // the entry type's value witness, element by element.
-            if header.pointee.boxedCount > 0 { _ = values.deinitialize(count: header.pointee.count) }
+            if header.pointee.record.containsNull { _ = values.deinitialize(count: header.pointee.count) }
         }
     }
 
@@ -155,9 +153,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             defer { pthread_mutex_unlock(mutex) }
             return try body(&header.pointee.added,
                             Values(entries: UnsafeMutableBufferPointer(start: entries, count: header.pointee.count),
-                                   recordReference: Unmanaged.passUnretained(header.pointee.record),
-                                   boxedCount: UnsafeMutableRawPointer(header).advanced(by: MemoryLayout<Header>.offset(of: \.boxedCount)!)
-                                       .assumingMemoryBound(to: Int.self)))
+                                   recordReference: Unmanaged.passUnretained(header.pointee.record)))
         }
     }
 
@@ -172,17 +168,13 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// The record of the values in slots.
         var record: RecordStorage { recordReference.takeUnretainedValue() }
 
-        /// How many values live in their entries rather than in
-        /// ``record`` (in the header).
-        let boxedCount: UnsafeMutablePointer<Int>
-
         var count: Int { entries.count }
 
         /// Whether every value is in ``record``: then it is what the store
         /// files as the object's record (its slots laid out as the
         /// schema's properties are, when the class's ordinals map to them
         /// in order).
-        var areAllInRecord: Bool { boxedCount.pointee == 0 }
+        var areAllInRecord: Bool { !recordReference._withUnsafeGuaranteedRef { $0.containsNull } }
 
         /// Whether the value at `ordinal` is in its entry: its slot is null
         /// (no primitive value is, see
@@ -218,8 +210,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// (`nil` if it is kept in its entry).
         @inline(__always)
         func storedValue(_ ordinal: Int) -> PersistedValue? {
-            let value = record.value(at: ordinal)
-            return value == .null ? nil : value
+            isBoxed(ordinal) ? nil : record.value(at: ordinal)
         }
 
         /// Every value, as existentials.
@@ -274,7 +265,6 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
                 }
                 record.replace(ordinal, with: .null)
                 entries[ordinal].boxed = value
-                boxedCount.pointee += 1
             }
         }
     }
@@ -335,15 +325,12 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
     }
 
     /// Checks that every value is in one place: in its entry (its slot
-    /// null), or in the record as a value its property's type reads back,
-    /// and that the header counts the entries' values.
+    /// null), or in the record as a value its property's type reads back.
     func _checkInvariants() {
         withLockedHeader { _, values in
-            var boxed = 0
             for ordinal in 0..<values.count {
                 let entry = values.entries[ordinal]
                 if values.isBoxed(ordinal) {
-                    boxed += 1
                     precondition(entry.boxed != nil, "UnmanagedValues: value \(ordinal) is in neither its entry nor its slot")
                 } else {
                     precondition(entry.boxed == nil, "UnmanagedValues: value \(ordinal) is in its entry and its slot")
@@ -351,7 +338,6 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
                     precondition(readable, "UnmanagedValues: the slot of value \(ordinal) does not hold a \(entry.type)")
                 }
             }
-            precondition(boxed == values.boxedCount.pointee, "UnmanagedValues: \(boxed) values in entries, \(values.boxedCount.pointee) counted")
             precondition(values.record.count == values.count, "UnmanagedValues: \(values.count) values, a record of \(values.record.count)")
         }
     }

@@ -212,6 +212,22 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     @inline(__always)
     var count: Int { Int(truncatingIfNeeded: word & 0xFFFF) }
 
+    /// Whether any value is null. O(count); for at most twelve values, a
+    /// walk of the header word's tags, no slot read. (An unmanaged
+    /// object's record marks each value kept outside it with a null slot,
+    /// see ``UnmanagedValues``.)
+    var containsNull: Bool {
+        let word = self.word
+        let count = Int(truncatingIfNeeded: word & 0xFFFF)
+        guard count <= Self.headerTags else { return (0..<count).contains { tag(of: $0) == Tag.null } }
+        var tags = word &>> 16
+        for _ in 0..<count {
+            if tags & 0xF == Tag.null { return true }
+            tags &>>= 4
+        }
+        return false
+    }
+
     /// The header word, read through a pointer: `ManagedBuffer.header` is
     /// a stored property of a class, so each access to it is checked for
     /// exclusivity at run time (a call into the runtime), which a scan
