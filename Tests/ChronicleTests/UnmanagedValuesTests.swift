@@ -135,6 +135,22 @@ struct UnmanagedValuesTests {
         #expect(Array(stored.numbers) == [3, 1, 2] && stored.tags.contains("x") && stored.scores["a"] == 1)
     }
 
+    /// `RecordStorage.containsNull`, which tells whether an unmanaged
+    /// object's values are all in its record, against a plain search: every
+    /// count up to 29, a null at each place or none, among values of every
+    /// tag (so that a tag of 15, or a zero nibble past the count, would show).
+    @Test func aRecordKnowsWhetherItHoldsANull() {
+        let kinds: [PersistedValue] = [.int(1), .string("s"), .bool(true), .double(2), .objectId(ObjectId("5f1a2b3c4d5e6f7a8b9c0d1e")!),
+                                       .uuid(Self.uuid), .data(Data([1])), .date(Self.when), .float(1), .link(ObjectKey(3))]
+        for count in 0...29 {
+            for nullAt in [-1] + Array(0..<count) {
+                let values = (0..<count).map { $0 == nullAt ? PersistedValue.null : kinds[$0 % kinds.count] }
+                let record = ObjectRecord(values)
+                #expect(record.storage.containsNull == values.contains(.null), "\(count) values, null at \(nullAt)")
+            }
+        }
+    }
+
     @Test func createTakesAnIntegerOfAnotherWidthAndRejectsAWrongKind() throws {
         let store = try scratchStore()
         try store.write { store.create(AllTypes.self, value: ["id": 1, "int": Int64(7), "int8": 5, "optInt": 3]) }

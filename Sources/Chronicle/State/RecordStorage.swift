@@ -220,12 +220,13 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         let word = self.word
         let count = Int(truncatingIfNeeded: word & 0xFFFF)
         guard count <= Self.headerTags else { return (0..<count).contains { tag(of: $0) == Tag.null } }
-        var tags = word &>> 16
-        for _ in 0..<count {
-            if tags & 0xF == Tag.null { return true }
-            tags &>>= 4
-        }
-        return false
+        // A zero nibble among the first `count`, found without a loop:
+        // subtracting 1 from each nibble borrows out of, and sets the top
+        // bit of, the lowest zero one (only a nibble below a zero one can
+        // be set wrongly, and then a zero one exists anyway).
+        let mask: UInt64 = count == 0 ? 0 : ~0 &>> UInt64(64 &- 4 &* count)
+        let tags = (word &>> 16) & mask
+        return (tags &- (0x1111_1111_1111_1111 & mask)) & ~tags & 0x8888_8888_8888_8888 & mask != 0
     }
 
     /// The header word, read through a pointer: `ManagedBuffer.header` is
