@@ -16,6 +16,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe refold DIR [COUNT] # four folds in one process, each store dropped before the next; resident after each
 ///     ChronicleBenchmarks --probe observe DIR        # W5's Chronicle side in this process (DIR holds its store); its figures
 ///     ChronicleBenchmarks --probe turns DIR [COUNT]  # four stores on one journal in this process take turns, COUNT commits each (default 2,000): a write that catches up on the others' commits, on one thread
+///     ChronicleBenchmarks --probe commits DIR [COUNT] # W2's Chronicle side: COUNT one-property commits (default 10k), one writer, not synced; a fresh store in DIR
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -106,6 +107,14 @@ enum OpenProbe {
             print("a commit after another store's:", (ContinuousClock.now - turns) / (rounds * stores.count))
             for store in stores { try store.close() }
             try? FileManager.default.removeItem(at: url)
+        case "commits":
+            // W2's Chronicle side, one writer, not synced: what a small commit costs by itself.
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let commits = arguments.count > 2 ? count : 10_000
+            let timed = try PeerWorkloads.chronicleCommits(directory, seed: PlayerData.generate(1_000), commits: commits,
+                                                           writers: 1, durability: .none)
+            print("a commit:", timed.0 / commits)
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17

@@ -38,8 +38,7 @@ extension JournalCore {
             // Zeros where the next record would start: only reserved space
             // (a record's length is never zero, and a killed writer's bytes
             // land in order, so a torn record shows its length first).
-            let head = try storage.read(count: JournalFormat.frameHeaderSize, at: state.end)
-            if head.allSatisfy({ $0 == 0 }) {
+            if try storage.frameHeaderIsZeros(at: state.end) {
                 if holdingProcessLock { state.reservedEnd = size }
                 return state.lastVersion
             }
@@ -83,8 +82,7 @@ extension JournalCore {
     /// it (damage, thrown). Only for the holder of the process lock.
     /// - Returns: whether the file was cut.
     private func cutTail(at start: Int, lastGood: UInt64, reason: String, cursor: inout RecordCursor) throws(JournalError) -> Bool {
-        let head = try storage.read(count: JournalFormat.frameHeaderSize, at: start)
-        if head.allSatisfy({ $0 == 0 }) { return false }
+        if try storage.frameHeaderIsZeros(at: start) { return false }
         switch try cursor.validRecord(after: start) {
         case .found(let next):
             throw .damaged(offset: UInt64(start), lastGoodVersion: lastGood, reason: "\(reason), yet a valid record follows at byte \(next)")

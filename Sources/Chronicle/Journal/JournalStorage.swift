@@ -27,6 +27,18 @@ extension JournalStorage {
     /// Nothing: only a file gains from reserving space.
     func reserve(from start: Int, to size: Int) throws(JournalError) {}
 
+    /// Whether the frame header at `offset` — the bytes of it the data
+    /// holds — is all zeros: reserved space, where no record starts yet.
+    /// Read into a stack buffer (a catch-up asks this once a commit).
+    func frameHeaderIsZeros(at offset: Int) throws(JournalError) -> Bool {
+        // Bytes past the end of the data are not read, and stay zeros.
+        var head: UInt64 = 0
+        _ = try withUnsafeMutableBytes(of: &head) { raw throws(JournalError) -> Int in
+            try self.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[..<JournalFormat.frameHeaderSize]), at: offset)
+        }
+        return head == 0
+    }
+
     /// Up to `count` bytes from `offset` (fewer at the end of the data).
     func read(count: Int, at offset: Int) throws(JournalError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)

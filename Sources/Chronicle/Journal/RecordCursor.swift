@@ -40,8 +40,8 @@ struct RecordCursor: Sendable {
     private(set) var offset: Int
     /// The end of the data the cursor may read.
     let end: Int
-    private var buffer: [UInt8] = []
-    /// The file offset of `buffer[0]`, and how many buffered bytes are valid.
+    private var buffer = ByteBuffer(count: 0)
+    /// The file offset of the buffer's first byte, and how many buffered bytes are valid.
     private var bufferStart = 0
     private var bufferCount = 0
     /// The look-ahead of the next refill.
@@ -91,8 +91,9 @@ struct RecordCursor: Sendable {
         guard try fill(payloadStart, length) else {
             return .badFrame(start: start, reason: "the file ended while the record was read")
         }
-        let result = buffer.withUnsafeBytes { raw -> Result<Payload, BinaryReader.Malformed>? in
-            let payload = UnsafeRawBufferPointer(rebasing: raw[(payloadStart - bufferStart)...].prefix(length))
+        let held = buffer
+        let result = withExtendedLifetime(held) { () -> Result<Payload, BinaryReader.Malformed>? in
+            let payload = UnsafeRawBufferPointer(rebasing: held.bytes[(payloadStart - bufferStart)...].prefix(length))
             guard JournalFormat.checksum(length: UInt32(length), payload: payload) == stored else { return nil }
             return Result { () throws(BinaryReader.Malformed) -> Payload in try decode(payload) }
         }
@@ -262,19 +263,16 @@ struct RecordCursor: Sendable {
         if offset >= bufferStart && offset + count <= bufferStart + bufferCount { return true }
         let wanted = min(max(count, chunk), end - offset)
         chunk = min(chunk * 2, Self.chunkSize)
-        if buffer.count < wanted { buffer = [UInt8](repeating: 0, count: wanted) }
-        let storage = self.storage
-        let read = try buffer.withMutableBytes { raw throws(JournalError) -> Int in
-            try storage.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<wanted]), at: offset)
-        }
+        // A copy of the cursor may share the buffer: never written then.
+        if buffer.count < wanted || !isKnownUniquelyReferenced(&buffer) { buffer = ByteBuffer(count: max(wanted, buffer.count)) }
+        let read = try storage.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[0..<wanted]), at: offset)
         bufferStart = offset
         bufferCount = read
         return read >= count
     }
 
     private func load32(_ offset: Int) -> UInt32 {
-        let i = offset - bufferStart
-        return UInt32(buffer[i]) | UInt32(buffer[i + 1]) << 8 | UInt32(buffer[i + 2]) << 16 | UInt32(buffer[i + 3]) << 24
+        UInt32(littleEndian: buffer.bytes.loadUnaligned(fromByteOffset: offset - bufferStart, as: UInt32.self))
     }
 }
 

@@ -23,8 +23,19 @@ public struct ChangeSet: Sendable, Hashable {
     /// Whether the commit defined a type or added a property.
     public let schemaChanged: Bool
 
-    private let insertedSet: Set<TableKey>
-    private let modificationIndex: [TableKey: Int]
+    // Look-ups by object, made only for commits that touch more objects
+    // than a scan of the lists costs: most commits change one or a few
+    // objects, and a set and a dictionary made for each (their storage,
+    // hashing every key, and the generic `reserveCapacity`, which looks up
+    // its storage type's metadata at run time) cost more than the commit's
+    // own fold.
+    /// ``insertions`` as a set; `nil` for at most ``indexedAbove`` of them.
+    private let insertedSet: Set<TableKey>?
+    /// Object → its position in ``modifications``; `nil` for at most
+    /// ``indexedAbove`` of them.
+    private let modificationIndex: [TableKey: Int]?
+    /// The most objects a list holds that look-ups scan instead of hashing.
+    static let indexedAbove = 16
 
     init(version: UInt64, insertions: [TableKey], deletions: [TableKey], deletedRecords: [TableKey: ObjectRecord],
          modifications: [ObjectModification], schemaChanged: Bool) {
@@ -34,13 +45,17 @@ public struct ChangeSet: Sendable, Hashable {
         self.deletedRecords = deletedRecords
         self.modifications = modifications
         self.schemaChanged = schemaChanged
-        insertedSet = Set(insertions)
-        var index: [TableKey: Int] = [:]
-        index.reserveCapacity(modifications.count)
-        for (position, modification) in modifications.enumerated() {
-            index[TableKey(table: modification.table, key: modification.key)] = position
+        insertedSet = insertions.count > Self.indexedAbove ? Set(insertions) : nil
+        if modifications.count > Self.indexedAbove {
+            var index: [TableKey: Int] = [:]
+            index.reserveCapacity(modifications.count)
+            for (position, modification) in modifications.enumerated() {
+                index[TableKey(table: modification.table, key: modification.key)] = position
+            }
+            modificationIndex = index
+        } else {
+            modificationIndex = nil
         }
-        modificationIndex = index
     }
 
     /// An empty change set for `version`.
@@ -52,13 +67,22 @@ public struct ChangeSet: Sendable, Hashable {
     /// Whether the commit changed nothing. O(1).
     public var isEmpty: Bool { insertions.isEmpty && deletions.isEmpty && modifications.isEmpty && !schemaChanged }
 
-    /// The modification of object `key` in `table`, if it was modified. O(1).
+    /// The modification of object `key` in `table`, if it was modified.
+    /// O(1) (a scan of at most ``indexedAbove`` modifications).
     public func modification(table: Int, key: ObjectKey) -> ObjectModification? {
-        modificationIndex[TableKey(table: table, key: key)].map { modifications[$0] }
+        guard let modificationIndex else {
+            return modifications.first { $0.key == key && $0.table == table }
+        }
+        return modificationIndex[TableKey(table: table, key: key)].map { modifications[$0] }
     }
 
-    /// Whether the commit inserted object `key` in `table`. O(1).
-    public func isInserted(table: Int, key: ObjectKey) -> Bool { insertedSet.contains(TableKey(table: table, key: key)) }
+    /// Whether the commit inserted object `key` in `table`. O(1) (a scan of
+    /// at most ``indexedAbove`` insertions).
+    public func isInserted(table: Int, key: ObjectKey) -> Bool {
+        let object = TableKey(table: table, key: key)
+        guard let insertedSet else { return insertions.contains(object) }
+        return insertedSet.contains(object)
+    }
 
     /// Whether the commit deleted object `key` in `table`. O(1).
     public func isDeleted(table: Int, key: ObjectKey) -> Bool { deletedRecords[TableKey(table: table, key: key)] != nil }
