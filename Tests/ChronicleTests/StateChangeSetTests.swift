@@ -26,6 +26,35 @@ struct StateChangeSetTests {
         #expect(changes.version == 3)
     }
 
+    /// A change set scans its lists for up to `ChangeSet.indexedAbove`
+    /// objects and hashes them above: both answer alike, on either side.
+    @Test(arguments: [1, ChangeSet.indexedAbove, ChangeSet.indexedAbove + 1, 40])
+    func lookUpsAnswerAtEverySize(count: Int) throws {
+        var events: [Event] = []
+        for index in 0..<count {
+            let key = ObjectKey(Int64(10 + index))
+            events.append(.create(table: 0, key: key, values: S.person(id: Int64(10 + index))))
+        }
+        let (state, _) = try S.fold(try base(), events)
+        var changes: [Event] = []
+        for index in 0..<count {
+            changes.append(.set(table: 0, key: ObjectKey(Int64(10 + index)), property: Person.age, value: .int(Int64(index + 1))))
+            changes.append(.create(table: 0, key: ObjectKey(Int64(100 + index)), values: S.person(id: Int64(100 + index))))
+        }
+        let (_, changeSet) = try S.fold(state, changes)
+        #expect(changeSet.modifications.count == count && changeSet.insertions.count == count)
+        for index in 0..<count {
+            let modified = ObjectKey(Int64(10 + index)), inserted = ObjectKey(Int64(100 + index))
+            #expect(changeSet.modification(table: 0, key: modified)?.properties.map(\.newValue) == [.int(Int64(index + 1))])
+            #expect(changeSet.isInserted(table: 0, key: inserted))
+            #expect(!changeSet.isInserted(table: 0, key: modified))
+            #expect(changeSet.modification(table: 0, key: inserted) == nil)
+            #expect(changeSet.modification(table: 1, key: modified) == nil)
+            #expect(!changeSet.isInserted(table: 1, key: inserted))
+        }
+        #expect(changeSet.modification(table: 0, key: k1) == nil && !changeSet.isInserted(table: 0, key: k1))
+    }
+
     @Test func aPropertySetBackDisappears() throws {
         let (_, changes) = try S.fold(try base(), [
             .set(table: 0, key: k1, property: Person.name, value: .string("Cy")),
