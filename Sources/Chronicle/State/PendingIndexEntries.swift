@@ -11,6 +11,10 @@
 /// stays filed per object — and the fold files the gathered entries before
 /// any other event and at the end of each commit, so every state a fold
 /// hands out has its indexes whole.
+///
+/// A write's ``Transaction`` gathers the entries of the objects `add`
+/// creates the same way, and files them before any other event applies and
+/// before anything reads its state (a query inside the write, the commit).
 struct PendingIndexEntries {
     /// Where a run's keys go: a table's indexed property and a value.
     struct Entry {

@@ -72,7 +72,7 @@ extension StoreState {
         let fresh = key.rawValue >= tables[table].nextKey
         tables[table].objects[key.rawValue] = record
         tables[table].nextKey = max(tables[table].nextKey, key.rawValue + 1)
-        tables[table].index(key, values: values, table: table, deferring: &pending)
+        tables[table].index(key, values: values, record: record, table: table, deferring: &pending)
         createdLinks(table, key, values, record: record, fresh: fresh, changes: &changes)
     }
 

@@ -168,16 +168,18 @@ struct Table: Sendable {
     }
 
     /// Adds `key` to the primary-key index under `values`' primary key,
-    /// and notes in `pending` where its indexed values go, for the fold to
-    /// file them with others (see ``PendingIndexEntries``).
+    /// and notes in `pending` where its indexed values go, for the fold or
+    /// the write to file them with others (see ``PendingIndexEntries``).
+    /// `record` holds `values`: the notes read an integer or a short string
+    /// from its slot, with no ``PersistedValue`` made.
     @inline(__always)
-    mutating func index<Values: RandomAccessCollection>(_ key: ObjectKey, values: Values, table: Int,
+    mutating func index<Values: RandomAccessCollection>(_ key: ObjectKey, values: Values, record: ObjectRecord, table: Int,
                                                         deferring pending: inout PendingIndexEntries)
     where Values.Element == PersistedValue, Values.Index == Int {
         undefer()
         if let primaryKey { ownPrimaryKeyIndex[values[primaryKey]] = key }
         for property in ownSecondaryIndexes.indices where ownSecondaryIndexes[property] != nil {
-            pending.add(key, table: table, property: property, value: values[property])
+            pending.add(key, table: table, property: property, from: record)
         }
     }
 

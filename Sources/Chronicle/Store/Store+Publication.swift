@@ -13,7 +13,7 @@ extension Store {
     /// copying the state: the fast path of a managed property read.
     func readableRecord(table: Int, key: ObjectKey) -> ObjectRecord? {
         if owner.load(ordering: .acquiring) == currentThreadID(), let transaction = slot.transaction {
-            return transaction.state.object(table: table, key: key)
+            return transaction.record(table: table, key: key)
         }
         return published.withLock { $0 }.state.object(table: table, key: key)
     }

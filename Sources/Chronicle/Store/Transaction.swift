@@ -16,7 +16,17 @@ final class Transaction: @unchecked Sendable {
     // locals before it recurses through links). The checks were a large
     // part of the cost of each object added.
     let store: Store
-    @exclusivity(unchecked) private(set) var state: StoreState
+    /// The state the write has made so far, but for the secondary-index
+    /// entries of the objects `add` created since they were last filed
+    /// (``pendingIndexEntries``). Its objects, primary keys, backlinks and
+    /// schema are always whole: what this class reads of it itself.
+    @exclusivity(unchecked) private var working: StoreState
+    /// The secondary-index entries of objects `add` created, gathered as a
+    /// fold gathers a run of creates' (see ``PendingIndexEntries``): each
+    /// value's keys are then filed with one walk of its index, not one per
+    /// object. Filed before any other event applies, before ``state`` is
+    /// read, and so before the commit.
+    @exclusivity(unchecked) private var pendingIndexEntries = PendingIndexEntries()
     @exclusivity(unchecked) private(set) var events: [Event] = []
     /// The objects `add` created on its fast path, by their event's index in
     /// ``events``: those events carry no values; the journal writes them
@@ -52,15 +62,37 @@ final class Transaction: @unchecked Sendable {
 
     init(store: Store, base: StoreState) {
         self.store = store
-        self.state = base
+        self.working = base
+    }
+
+    /// The state the write has made so far, every index whole: what reads
+    /// inside the write see, and what the commit publishes.
+    var state: StoreState {
+        fileIndexEntries()
+        return working
+    }
+
+    /// The record of object `key` in `table` in the write's state, without
+    /// copying the state or filing its index entries (a record does not
+    /// depend on them). O(log n).
+    func record(table: Int, key: ObjectKey) -> ObjectRecord? {
+        working.object(table: table, key: key)
+    }
+
+    /// Files the gathered index entries (see ``pendingIndexEntries``).
+    /// O(1) when there are none.
+    @inline(__always)
+    private func fileIndexEntries() {
+        if !pendingIndexEntries.isEmpty { working.fileIndexEntries(&pendingIndexEntries) }
     }
 
     /// Applies one event; the first event that does not apply fails the
     /// whole write, which then throws and commits nothing.
     func apply(_ event: Event) {
         guard failure == nil else { return }
+        fileIndexEntries()
         do {
-            try state.apply(event, changes: &changes)
+            try working.apply(event, changes: &changes)
             events.append(event)
         } catch {
             failure = .rejected(error.explained(in: state))
@@ -74,7 +106,8 @@ final class Transaction: @unchecked Sendable {
     private func applyCreate(table: Int, key: ObjectKey, record: ObjectRecord) {
         guard failure == nil else { return }
         do {
-            try state.applyCreate(table: table, key: key, record: record, changes: &changes)
+            try working.applyCreate(table: table, key: key, values: record.elements, record: record, changes: &changes,
+                                    deferring: &pendingIndexEntries)
             createdRecords.append((events.count, table, key, record.storage))
             events.append(.create(table: table, key: key, values: []))
         } catch {
@@ -85,7 +118,8 @@ final class Transaction: @unchecked Sendable {
     private func applyCreate(table: Int, key: ObjectKey, values: UnsafeBufferPointer<PersistedValue>, record: ObjectRecord) {
         guard failure == nil else { return }
         do {
-            try state.applyCreate(table: table, key: key, values: values, record: record, changes: &changes)
+            try working.applyCreate(table: table, key: key, values: values, record: record, changes: &changes,
+                                    deferring: &pendingIndexEntries)
             createdRecords.append((events.count, table, key, record.storage))
             events.append(.create(table: table, key: key, values: []))
         } catch {
@@ -115,7 +149,7 @@ final class Transaction: @unchecked Sendable {
         // while its table's schema is unchanged, and skips two locked
         // look-ups and a hash of the type's name per object.
         if failure == nil, let (id, binding) = lastRegistered, id == ObjectIdentifier(type),
-           binding.schemaPropertyCount == state.schema[binding.index].properties.count {
+           binding.schemaPropertyCount == working.schema[binding.index].properties.count {
             return binding
         }
         let binding = registerSlowly(type)
@@ -131,7 +165,7 @@ final class Transaction: @unchecked Sendable {
         }
         ensureSchema(metadata)
         guard failure == nil else { return nil }
-        return store.tableBinding(for: metadata, in: state)
+        return store.tableBinding(for: metadata, in: working)
     }
 
     /// The class ``register(_:)`` bound last, and its binding.
@@ -144,8 +178,8 @@ final class Transaction: @unchecked Sendable {
             fail(.schema(.duplicateTypeName(metadata.name)))
             return
         }
-        if let index = state.tableIndex(named: metadata.name) {
-            let diff = SchemaDiff(recorded: state.schema[index], declared: metadata.schema)
+        if let index = working.tableIndex(named: metadata.name) {
+            let diff = SchemaDiff(recorded: working.schema[index], declared: metadata.schema)
             guard diff.mismatches.isEmpty else {
                 fail(.schema(.mismatch(type: metadata.name, differences: diff.mismatches)))
                 return
@@ -177,7 +211,7 @@ final class Transaction: @unchecked Sendable {
         if nextKeys.count <= table { nextKeys.append(contentsOf: repeatElement(0, count: table + 1 - nextKeys.count)) }
         var key = nextKeys[table]
         if key == 0 { key = max(store.keyHighWater.withLock { $0[table] ?? 0 }, store.sharedKeyHighWater(table: table)) }
-        key = max(key, state.nextKey(table: table).rawValue)
+        key = max(key, working.nextKey(table: table).rawValue)
         nextKeys[table] = key + 1
         return ObjectKey(key)
     }
@@ -215,7 +249,7 @@ final class Transaction: @unchecked Sendable {
             precondition(location.frozen == nil,
                          "Chronicle: a frozen \(location.table.metadata.name) cannot be added; thaw() it first")
             guard object.addWasRolledBack,
-                  state.object(table: location.table.index, key: location.key) == nil,
+                  working.object(table: location.table.index, key: location.key) == nil,
                   !inProgress.contains(TableKey(table: location.table.index, key: location.key)) else {
                 return location.key
             }
@@ -236,7 +270,7 @@ final class Transaction: @unchecked Sendable {
         if update != .error, let pkOrdinal = metadata.primaryKeyOrdinal {
             let context = _WriteContext(transaction: self, table: table, key: ObjectKey(0), property: table.property(forOrdinal: pkOrdinal))
             let primaryKey = storage.value(at: pkOrdinal)._write(in: context)
-            if let existing = state.key(table: table.index, primaryKey: primaryKey) {
+            if let existing = working.key(table: table.index, primaryKey: primaryKey) {
                 storage.bindIfUnmanaged(table: table, key: existing)
                 updateExisting(existing, in: table, from: storage.allValues(), writingAll: update == .all)
                 return existing
@@ -255,7 +289,7 @@ final class Transaction: @unchecked Sendable {
             // re-enter this write (nor reach this object's lock again): the
             // instance is bound and its values filed under one lock.
             storage.withLockedHeader { added, values in
-                if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: state.version + 1) }
+                if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: working.version + 1) }
                 if values.areAllInRecord {
                     // Every value primitive: the instance's own storage,
                     // its slots laid out as the schema's properties, is the
@@ -289,7 +323,7 @@ final class Transaction: @unchecked Sendable {
         // link adds the objects it links to, which may link back to this
         // one (and must find it managed).
         let values = storage.withLockedHeader { added, values in
-            if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: state.version + 1) }
+            if binds { UnmanagedValues.AddedLocation.bind(&added, table: table, key: key, version: working.version + 1) }
             return values.all()
         }
         var persisted = template.defaults
@@ -298,7 +332,7 @@ final class Transaction: @unchecked Sendable {
             guard property >= 0 else { continue }
             let context = _WriteContext(transaction: self, table: table, key: key, property: property)
             let converted = value._write(in: context)
-            if !inProgress.isEmpty, linksToInProgress(converted, property: state.schema[table.index].properties[property]) {
+            if !inProgress.isEmpty, linksToInProgress(converted, property: working.schema[table.index].properties[property]) {
                 // A cycle among new objects: create with the default now,
                 // link once every object of the cycle exists.
                 deferredLinks.append(.set(table: table.index, key: key, property: property, value: converted))
@@ -335,9 +369,9 @@ final class Transaction: @unchecked Sendable {
     /// while one table is added to: building them walks every property
     /// schema (copying each, with its strings).
     private func creationTemplate(_ table: Int) -> CreationTemplate {
-        let count = state.schema[table].properties.count
+        let count = working.schema[table].properties.count
         if let template = lastTemplate, template.table == table, template.defaults.count == count { return template }
-        let properties = state.schema[table].properties
+        let properties = working.schema[table].properties
         let template = CreationTemplate(table: table, defaults: properties.map(\.defaultValue),
                                         hasLinks: properties.contains { $0.type == .object })
         lastTemplate = template
@@ -345,12 +379,12 @@ final class Transaction: @unchecked Sendable {
     }
 
     private func linksToInProgress(_ value: PersistedValue, property: PropertySchema) -> Bool {
-        guard !inProgress.isEmpty, let target = property.objectType, let table = state.tableIndex(named: target) else { return false }
+        guard !inProgress.isEmpty, let target = property.objectType, let table = working.tableIndex(named: target) else { return false }
         return ChangePaths.targets(of: value).contains { inProgress.contains(TableKey(table: table, key: $0)) }
     }
 
     private func updateExisting(_ key: ObjectKey, in table: TableBinding, from values: ContiguousArray<any _PersistableProperty>, writingAll: Bool) {
-        guard let record = state.object(table: table.index, key: key) else { return }
+        guard let record = working.object(table: table.index, key: key) else { return }
         for (ordinal, value) in values.enumerated() {
             let property = table.property(forOrdinal: ordinal)
             guard property >= 0, ordinal != table.metadata.primaryKeyOrdinal else { continue }
