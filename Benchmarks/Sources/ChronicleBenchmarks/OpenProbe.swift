@@ -17,6 +17,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe observe DIR        # W5's Chronicle side in this process (DIR holds its store); its figures
 ///     ChronicleBenchmarks --probe turns DIR [COUNT]  # four stores on one journal in this process take turns, COUNT commits each (default 2,000): a write that catches up on the others' commits, on one thread
 ///     ChronicleBenchmarks --probe commits DIR [COUNT] # W2's Chronicle side: COUNT one-property commits (default 10k), one writer, not synced; a fresh store in DIR
+///     ChronicleBenchmarks --probe lookups DIR [COUNT] # W4's Chronicle side: COUNT random primary-key lookups (default 100k) of 100k players, reading the score
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -115,6 +116,20 @@ enum OpenProbe {
             let timed = try PeerWorkloads.chronicleCommits(directory, seed: PlayerData.generate(1_000), commits: commits,
                                                            writers: 1, durability: .none)
             print("a commit:", timed.0 / commits)
+        case "lookups":
+            // W4's Chronicle side: COUNT random primary-key lookups of 100k players, reading the score.
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let data = PlayerData.generate(100_000)
+            let store = try ChronicleSide.open(journal, durability: .none)
+            try ChronicleSide.seed(data, into: store)
+            var random = SplitMix64(seed: 7)
+            let keys = (0..<(arguments.count > 2 ? count : 100_000)).map { _ in Int(random.next() % UInt64(data.count)) }
+            let looking = ContinuousClock.now
+            var sum = 0
+            for key in keys { sum &+= store.object(ofType: Player.self, forPrimaryKey: key)!.score }
+            blackHole(sum)
+            print("a lookup:", (ContinuousClock.now - looking) / keys.count)
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17

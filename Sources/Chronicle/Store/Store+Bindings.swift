@@ -35,8 +35,18 @@ extension Store {
         // binding's, and the process-wide metadata cache (a second lock and
         // dictionary look-up on every call) is not asked.
         let id = ObjectIdentifier(type)
-        if let cached = bindings.withLock({ $0[id] }), Self.isCurrent(cached, in: state) { return cached }
-        return tableBinding(for: ClassMetadata.known(type), in: state)
+        if let last = UnsafeRawPointer(bitPattern: lastBinding.load(ordering: .acquiring)) {
+            let binding = Unmanaged<TableBinding>.fromOpaque(last).takeUnretainedValue()
+            if ObjectIdentifier(binding.metadata.type) == id, Self.isCurrent(binding, in: state) { return binding }
+        }
+        let found: TableBinding?
+        if let cached = bindings.withLock({ $0[id] }), Self.isCurrent(cached, in: state) {
+            found = cached
+        } else {
+            found = tableBinding(for: ClassMetadata.known(type), in: state)
+        }
+        if let found { lastBinding.store(UInt(bitPattern: Unmanaged.passUnretained(found).toOpaque()), ordering: .releasing) }
+        return found
     }
 
     /// Whether a cached binding still names its class's table in `state` (a

@@ -46,6 +46,12 @@ public final class Store: Sendable {
     /// per class and schema it was bound in, so a few. Taken only when
     /// `bindings` has no current one (under its lock).
     let madeBindings = Locked<[TableBinding]>([])
+    /// The binding ``tableBinding(for:in:)`` returned last, unretained
+    /// (`Unmanaged` bits; `0` for none): the one a run of reads of one
+    /// class asks for again, found with one atomic load instead of the
+    /// lock and a dictionary look-up. Every binding lives as long as the
+    /// store (``madeBindings``), so the bits never dangle.
+    let lastBinding = Atomic<UInt>(0)
     /// Per older version a class was bound in, what the migrations since
     /// did to its schema (see ``migrationLineage(since:)``).
     let migrationLineages = Locked<[UInt64: MigrationLineage]>([:])
