@@ -201,9 +201,13 @@ public final class TestClock: Clock, Sendable {
     /// await clock.advance(by: .milliseconds(300))
     /// ```
     ///
-    /// Records an issue at the caller after `timeout` ("Timed out after 5.0
-    /// seconds waiting for 1 sleep on the test clock; 0 are waiting").
-    public func waitForSleepers(_ count: Int = 1, timeout: Swift.Duration = .seconds(5),
+    /// Records an issue at the caller after `timeout` ("Timed out after 60.0
+    /// seconds waiting for 1 sleep on the test clock; 0 are waiting"). The
+    /// default is generous on purpose: in a parallel test run of hundreds
+    /// of tests on a small machine, the task that is to sleep, and this
+    /// wait itself, may each wait seconds for a thread (a 5-second default
+    /// failed a run whose every test passed alone).
+    public func waitForSleepers(_ count: Int = 1, timeout: Swift.Duration = .seconds(60),
                                 sourceLocation: SourceLocation = #_sourceLocation) async {
         let deadline = ContinuousClock.now + timeout
         while sleeperCount < count {

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+internal import ChronicleSystem
 import Synchronization
 
 /// Collects the initial values of `@Persisted` wrappers while an object is
@@ -98,7 +99,12 @@ final class ConstructionFrame {
     @inline(never)
     private static func createKey() -> pthread_key_t {
         var key = pthread_key_t()
+        // The key's value owns the frame and frees it as the thread exits;
+        // the fast copy is cleared first, so that an object made later in
+        // the thread's exit (another key's destructor) makes a new frame
+        // rather than reading a freed one.
         let status = pthread_key_create(&key) { pointer in
+            chronicle_construction_frame_set(nil)
             #if canImport(Darwin)
             Unmanaged<ConstructionFrame>.fromOpaque(pointer).release()
             #else
@@ -112,13 +118,22 @@ final class ConstructionFrame {
         return pthread_key_t(truncatingIfNeeded: original &- 1)
     }
 
+    /// This thread's frame, unretained, if it has one: a C thread-local
+    /// (``chronicle_construction_frame``), read in a few instructions where
+    /// `pthread_getspecific` was a call into the C library. The pthread key
+    /// still owns the frame, for its destructor.
+    @inline(__always)
+    private static var existing: UnsafeMutableRawPointer? { chronicle_construction_frame_get() }
+
     /// This thread's frame.
     static var current: ConstructionFrame {
-        if let pointer = pthread_getspecific(key) {
+        if let pointer = existing {
             return Unmanaged<ConstructionFrame>.fromOpaque(pointer).takeUnretainedValue()
         }
         let frame = ConstructionFrame()
-        pthread_setspecific(key, Unmanaged.passRetained(frame).toOpaque())
+        let pointer = Unmanaged.passRetained(frame).toOpaque()
+        pthread_setspecific(key, pointer)
+        chronicle_construction_frame_set(pointer)
         return frame
     }
 
@@ -131,7 +146,7 @@ final class ConstructionFrame {
     @inline(__always)
     static func handleOrdinal() -> Int {
         // No frame yet: no handle is being made on this thread.
-        guard let pointer = pthread_getspecific(key) else { return -1 }
+        guard let pointer = existing else { return -1 }
         return Unmanaged<ConstructionFrame>.fromOpaque(pointer)._withUnsafeGuaranteedRef { frame in
             guard frame.handleType != nil else { return -1 }
             defer { frame.handleOrdinals += 1 }
@@ -218,14 +233,14 @@ final class ConstructionFrame {
     /// This thread's frame, unretained: the thread's key holds it for the
     /// thread's life.
     private static var unretainedCurrent: Unmanaged<ConstructionFrame> {
-        if let pointer = pthread_getspecific(key) { return Unmanaged.fromOpaque(pointer) }
+        if let pointer = existing { return Unmanaged.fromOpaque(pointer) }
         return Unmanaged.passUnretained(current)
     }
 
     /// Calls `body` with this thread's frame, without retaining it.
     @inline(__always)
     private static func withCurrent<R>(_ body: (ConstructionFrame) -> R) -> R {
-        if let pointer = pthread_getspecific(key) {
+        if let pointer = existing {
             return Unmanaged<ConstructionFrame>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
         }
         return body(current)

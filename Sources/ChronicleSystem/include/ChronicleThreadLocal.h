@@ -1,0 +1,29 @@
+// A thread-local pointer read in a few instructions: the construction
+// frame every `@Persisted` wrapper's initialiser looks up
+// (Sources/Chronicle/Model/ConstructionFrame.swift). Swift has no
+// thread-local storage of its own but `pthread_getspecific`, a call into
+// the C library on every look-up, several per object made or read.
+#ifndef CHRONICLE_THREAD_LOCAL_H
+#define CHRONICLE_THREAD_LOCAL_H
+
+/// This thread's construction frame (unretained; its pthread key holds it
+/// for the thread's life), or NULL before the thread's first.
+///
+/// Defined here, weak, rather than in the target's C file: the linker
+/// keeps one of the definitions the Swift modules that use it emit, and
+/// the C file, compiled with its own debug information, stays empty of
+/// definitions (valgrind cannot read that debug information for a
+/// thread-local variable).
+__attribute__((weak)) _Thread_local void *_Nullable chronicle_construction_frame = 0;
+
+/// ``chronicle_construction_frame``.
+static inline void *_Nullable chronicle_construction_frame_get(void) {
+    return chronicle_construction_frame;
+}
+
+/// Sets ``chronicle_construction_frame`` (NULL as the thread exits).
+static inline void chronicle_construction_frame_set(void *_Nullable frame) {
+    chronicle_construction_frame = frame;
+}
+
+#endif
