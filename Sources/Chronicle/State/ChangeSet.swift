@@ -68,7 +68,7 @@ public struct ChangeSet: Sendable, Hashable {
     public var isEmpty: Bool { insertions.isEmpty && deletions.isEmpty && modifications.isEmpty && !schemaChanged }
 
     /// The modification of object `key` in `table`, if it was modified.
-    /// O(1) (a scan of at most ``indexedAbove`` modifications).
+    /// O(1) (a scan of at most 16 modifications).
     public func modification(table: Int, key: ObjectKey) -> ObjectModification? {
         guard let modificationIndex else {
             return modifications.first { $0.key == key && $0.table == table }
@@ -77,7 +77,7 @@ public struct ChangeSet: Sendable, Hashable {
     }
 
     /// Whether the commit inserted object `key` in `table`. O(1) (a scan of
-    /// at most ``indexedAbove`` insertions).
+    /// at most 16 insertions).
     public func isInserted(table: Int, key: ObjectKey) -> Bool {
         let object = TableKey(table: table, key: key)
         guard let insertedSet else { return insertions.contains(object) }
