@@ -104,7 +104,9 @@ final class ConstructionFrame {
         // the thread's exit (another key's destructor) makes a new frame
         // rather than reading a freed one.
         let status = pthread_key_create(&key) { pointer in
+            #if os(Linux)
             chronicle_construction_frame_set(nil)
+            #endif
             #if canImport(Darwin)
             Unmanaged<ConstructionFrame>.fromOpaque(pointer).release()
             #else
@@ -118,12 +120,19 @@ final class ConstructionFrame {
         return pthread_key_t(truncatingIfNeeded: original &- 1)
     }
 
-    /// This thread's frame, unretained, if it has one: a C thread-local
-    /// (``chronicle_construction_frame``), read in a few instructions where
-    /// `pthread_getspecific` was a call into the C library. The pthread key
-    /// still owns the frame, for its destructor.
+    /// This thread's frame, unretained, if it has one. On Linux a C
+    /// thread-local (`chronicle_construction_frame`), read in a few
+    /// instructions where `pthread_getspecific` was a call into the C
+    /// library; the pthread key still owns the frame, for its destructor.
+    /// Elsewhere the key's value itself.
     @inline(__always)
-    private static var existing: UnsafeMutableRawPointer? { chronicle_construction_frame_get() }
+    private static var existing: UnsafeMutableRawPointer? {
+        #if os(Linux)
+        chronicle_construction_frame_get()
+        #else
+        pthread_getspecific(key)
+        #endif
+    }
 
     /// This thread's frame.
     static var current: ConstructionFrame {
@@ -133,7 +142,9 @@ final class ConstructionFrame {
         let frame = ConstructionFrame()
         let pointer = Unmanaged.passRetained(frame).toOpaque()
         pthread_setspecific(key, pointer)
+        #if os(Linux)
         chronicle_construction_frame_set(pointer)
+        #endif
         return frame
     }
 
