@@ -6,8 +6,8 @@ import Musl
 import Darwin
 #endif
 
-/// The `@Persisted` values of an unmanaged object and the mutex guarding
-/// them: the mutex and the primitive values' record storage in the header,
+/// The `@Persisted` values of an unmanaged object and the lock guarding
+/// them: the lock and the primitive values' record storage in the header,
 /// an entry per value as tail elements (two allocations: this object and
 /// the record's). Once `add` makes the instance managed, the header also
 /// holds where it put it (``AddedLocation``).
@@ -22,22 +22,17 @@ import Darwin
 /// journal encodes the values from it. The storage is never written
 /// again once the object is added: every write then checks ``Header/added``.
 ///
-/// The mutex lives in the header because a mutex must not move and a
-/// stored property's address is not stable in Swift, while the header and
-/// tail elements of a `ManagedBuffer` sit at fixed offsets in the object,
-/// which never moves (a `Locked` value took an allocation of its own for
-/// its mutex).
-///
-/// A `pthread_mutex`, not `Synchronization.Mutex`, for the reason ``Locked``
-/// gives: ThreadSanitizer cannot see `Mutex` on Linux.
+/// The lock is a ``WordLock`` in the header: a lock's word must not move
+/// and a stored property's address is not stable in Swift, while the
+/// header and tail elements of a `ManagedBuffer` sit at fixed offsets in
+/// the object, which never moves. A word, not a `pthread_mutex` (40 bytes,
+/// and about 60 instructions a lock and unlock around the same atomic
+/// operations): every object a write creates takes it about six times.
 ///
 /// Not `Sendable` (`ManagedBuffer` cannot be); ``ObjectBase``, which is,
-/// holds it and touches the values only under its mutex.
+/// holds it and touches the values only under its lock.
 final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValues.Entry> {
     struct Header {
-        /// First, so that it is at the header's address (Swift lays a
-        /// struct's stored properties out in declaration order).
-        var mutex: pthread_mutex_t
         let count: Int
         /// Where `add` put the instance; `nil` while it is unmanaged.
         var added: AddedLocation?
@@ -46,7 +41,18 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// while the instance is unmanaged, and held by no one else until
         /// then.
         let record: RecordStorage
+        /// The ``WordLock``'s word, touched only through ``WordLock`` and
+        /// found by ``lockWordOffset``. Last, away from the header's
+        /// address: ThreadSanitizer records an access to a field of the
+        /// header (`header.pointee.added`) at the header's address, and
+        /// would take the lock's atomic operations there for a race with it.
+        var lockWord: UInt32
     }
+
+    /// Where ``Header/lockWord`` is in the header (Swift lays a struct's
+    /// stored properties out in declaration order: after the record).
+    @inline(__always)
+    private static var lockWordOffset: Int { MemoryLayout<Int>.stride * 2 + MemoryLayout<AddedLocation?>.stride }
 
     /// One value's declared type and, unless it is primitive, the value.
     struct Entry {
@@ -60,10 +66,10 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
 
     /// The object an instance made managed by `add` stands for.
     ///
-    /// Kept here, under the values' mutex, rather than in an ``ObjectBinding``
+    /// Kept here, under the values' lock, rather than in an ``ObjectBinding``
     /// of its own: every instance `add` makes managed already has this
     /// allocation, and a binding was one more to make and free per object
-    /// added. The price is the mutex on each read of such an instance, which is
+    /// added. The price is the lock on each read of such an instance, which is
     /// the rarer path: handles from queries and look-ups keep their location in
     /// the instance.
     struct AddedLocation {
@@ -101,37 +107,27 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             return tags[index]
         }
         let buffer = create(minimumCapacity: count) { _ in
-            Header(mutex: pthread_mutex_t(), count: count, added: nil, record: record)
+            Header(count: count, added: nil, record: record, lockWord: 0)
         }
         // `create` allocates an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: UnmanagedValues.self)
-        storage.withUnsafeMutablePointers { header, values in
-            #if canImport(Darwin)
-            let status = pthread_mutex_init(mutex(header), nil)
-            precondition(status == 0, "Chronicle: pthread_mutex_init failed (\(status))")
-            #endif
-            // On glibc and musl the header's zeroed mutex already is a
-            // default one (`PTHREAD_MUTEX_INITIALIZER` is all zeros), and
-            // destroying it frees nothing: skipping both saves two calls
-            // per unmanaged object made.
+        assert(MemoryLayout<Header>.offset(of: \Header.lockWord) == lockWordOffset, "Chronicle: the lock word moved in UnmanagedValues.Header")
+        storage.withUnsafeMutablePointers { _, values in
             values.moveInitialize(from: entries, count: count)
         }
         return storage
     }
 
-    /// The mutex, at its fixed address inside the header.
+    /// The lock's word, at its fixed address inside the header.
     @inline(__always)
-    private static func mutex(_ header: UnsafeMutablePointer<Header>) -> UnsafeMutablePointer<pthread_mutex_t> {
-        UnsafeMutableRawPointer(header).assumingMemoryBound(to: pthread_mutex_t.self)
+    private static func lockWord(_ header: UnsafeMutablePointer<Header>) -> UnsafeMutablePointer<UInt32> {
+        (UnsafeMutableRawPointer(header) + lockWordOffset).assumingMemoryBound(to: UInt32.self)
     }
 
     deinit {
         // `ManagedBuffer` destroys the header (releasing the record); the
         // tail elements are ours.
         withUnsafeMutablePointers { header, values in
-            #if canImport(Darwin)
-            pthread_mutex_destroy(Self.mutex(header))
-            #endif
             // Entries whose values are all in the record hold nothing to
             // release (a metatype and `nil`): destroying them went through
             // the entry type's value witness, element by element.
@@ -141,16 +137,16 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
 
     /// Runs `body` with exclusive access to the location `add` put the
     /// instance at (`nil` while unmanaged) and to the values. `body` must
-    /// not keep the buffer, nor reach this object's lock again (the mutex
+    /// not keep the buffer, nor reach this object's lock again (the lock
     /// is not recursive).
     @inline(__always)
     func withLockedHeader<R>(
         _ body: (_ added: inout AddedLocation?, Values) throws -> R
     ) rethrows -> R {
         try withUnsafeMutablePointers { header, entries in
-            let mutex = Self.mutex(header)
-            pthread_mutex_lock(mutex)
-            defer { pthread_mutex_unlock(mutex) }
+            let word = Self.lockWord(header)
+            WordLock.lock(word)
+            defer { WordLock.unlock(word) }
             return try body(&header.pointee.added,
                             Values(entries: UnsafeMutableBufferPointer(start: entries, count: header.pointee.count),
                                    recordReference: Unmanaged.passUnretained(header.pointee.record)))
