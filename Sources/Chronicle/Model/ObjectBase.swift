@@ -27,13 +27,14 @@ open class ObjectBase: @unchecked Sendable {
     // the `live…` fields are set in `init` and change only in
     // `relocate(to:…)`, which an iteration calls when it holds the only
     // reference to the handle (no other thread can reach it);
-    // `unmanagedValues` is only touched under its mutex.
+    // `unmanagedValues` is only touched under its lock.
     /// A frozen handle's or a key-path recorder's binding.
     let binding = OnceReference<ObjectBinding>()
     /// The values of an unmanaged instance — and, once `add` made it
-    /// managed, where it put it — behind a pthread mutex (not an
-    /// inline `Synchronization.Mutex`: ThreadSanitizer cannot see `Mutex`
-    /// on Linux, so tasks sharing an unmanaged object — it is `Sendable` —
+    /// managed, where it put it — behind a lock whose atomic operations
+    /// ThreadSanitizer sees (`WordLock`; not an inline
+    /// `Synchronization.Mutex`: ThreadSanitizer cannot see `Mutex` on
+    /// Linux, so tasks sharing an unmanaged object — it is `Sendable` —
     /// were reported as racing in every app's sanitizer runs;
     /// `ConcurrencyStressTests.anUnmanagedObjectIsSharedBetweenTasks`).
     /// `nil` for a managed handle, which never reads initial values.

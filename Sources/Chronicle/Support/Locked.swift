@@ -14,8 +14,10 @@ import Darwin
 /// `Locked<[Int]>` under `-sanitize=thread`). A `pthread_mutex` is what
 /// ThreadSanitizer understands, so `swift test --sanitize=thread` reports
 /// only real races. It is used directly rather than through `NSLock`, which
-/// wraps the same mutex in two more allocations and a method call: every
-/// unmanaged object holds one of these, and every managed read takes one.
+/// wraps the same mutex in two more allocations and a method call. (An
+/// unmanaged object's values, locked about six times for each object a
+/// write creates, use a `WordLock` instead: one word in their own
+/// allocation, and no call on the way in or out.)
 ///
 /// Not for `Void`: guard a real value (ThreadSanitizer misreports the empty
 /// access of a `Locked<Void>` as a race).
