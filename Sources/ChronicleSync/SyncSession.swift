@@ -251,15 +251,22 @@ public final class SyncSession: Sendable {
         var takenIterator = taken.makeAsyncIterator()
         let transport = self.transport
         while !Task.isCancelled {
-            let (after, requested, served, caughtUp) = shared.withLock {
-                ($0.mirrorVersion, $0.downloadRequests, $0.downloadsServed, $0.caughtUp)
+            // The pull is made and made current under the same lock as the
+            // requests are read: a `waitUntilDownloaded()` either comes
+            // before (and this pull does not wait) or finds this pull to cut
+            // short. (Made current after the lock, a request in between
+            // cancelled nothing, and a long-poll with nothing newer to
+            // answer kept it waiting up to the long-poll's 25 s.)
+            let (pullTask, requested) = shared.withLock { shared in
+                let after = shared.mirrorVersion, requested = shared.downloadRequests
+                // Long-poll only once caught up, and not for a `waitUntilDownloaded()` waiting.
+                let wait = shared.caughtUp && requested <= shared.downloadsServed ? 25 : 0
+                let pullTask = Task { () async throws -> SyncWire.Pull in
+                    try await transport.pull(after: after, wait: wait, bootstrap: bootstrap && after == 0)
+                }
+                shared.currentPull = pullTask
+                return (pullTask, requested)
             }
-            // Long-poll only once caught up, and not for a `waitUntilDownloaded()` waiting.
-            let wait = caughtUp && requested <= served ? 25 : 0
-            let pullTask = Task { () async throws -> SyncWire.Pull in
-                try await transport.pull(after: after, wait: wait, bootstrap: bootstrap && after == 0)
-            }
-            shared.withLock { $0.currentPull = pullTask }
             let pulled: SyncWire.Pull
             do {
                 pulled = try await withTaskCancellationHandler { try await pullTask.value } onCancel: { pullTask.cancel() }
