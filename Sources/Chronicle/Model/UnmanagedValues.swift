@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The `@Persisted` values of an unmanaged object and the lock guarding
 /// them: the lock and the primitive values' record storage in the header,
 /// an entry per value as tail elements (two allocations: this object and
@@ -49,10 +41,10 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         var lockWord: UInt32
     }
 
-    /// Where ``Header/lockWord`` is in the header (Swift lays a struct's
-    /// stored properties out in declaration order: after the record).
+    /// Where ``Header/lockWord`` is in the header (a constant the
+    /// optimiser folds).
     @inline(__always)
-    private static var lockWordOffset: Int { MemoryLayout<Int>.stride * 2 + MemoryLayout<AddedLocation?>.stride }
+    private static var lockWordOffset: Int { MemoryLayout<Header>.offset(of: \Header.lockWord)! }
 
     /// One value's declared type and, unless it is primitive, the value.
     struct Entry {
@@ -111,7 +103,6 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         }
         // `create` allocates an instance of the class it is called on.
         let storage = unsafeDowncast(buffer, to: UnmanagedValues.self)
-        assert(MemoryLayout<Header>.offset(of: \Header.lockWord) == lockWordOffset, "Chronicle: the lock word moved in UnmanagedValues.Header")
         storage.withUnsafeMutablePointers { _, values in
             values.moveInitialize(from: entries, count: count)
         }

@@ -24,8 +24,9 @@ import Synchronization
 /// in this module (acquiring on the way in, releasing on the way out),
 /// unlike `Synchronization.Mutex`'s (see ``Locked``).
 ///
-/// Not recursive, not fair, held for a few instructions only: what a
-/// holder runs must not wait for anything.
+/// Not recursive, not fair; meant to be held briefly (a spinning waiter
+/// wastes its spins otherwise), though a waiter that outlasts its spins
+/// sleeps rather than burns the core.
 enum WordLock {
     /// The word's atomic view. The word must be 4-byte aligned and stay
     /// where it is while locked.
