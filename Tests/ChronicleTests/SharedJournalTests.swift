@@ -199,6 +199,55 @@ struct SharedJournalTests {
     }
     #endif
 
+    #if os(Linux)
+    /// While its own store is busy with a write, a follower woken by another
+    /// store's commit does not wait on the store: it looks again a moment
+    /// later, not asleep on the appends meanwhile (so the other store's
+    /// further commits wake no one), and once the write is over it folds
+    /// and dispatches what it found, in order, then sleeps on the appends
+    /// again.
+    @Test(.timeLimit(.minutes(1)))
+    func aFollowerDoesNotWaitForItsOwnStoresWrite() async throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        try a.write { a.create(SharedItem.self, value: ["id": 1, "score": 1]) }
+        b.followOtherProcesses()
+        let area = try #require(b.journal.core.sharedArea?.area)
+        let item = try #require(b.object(ofType: SharedItem.self, forPrimaryKey: 1))
+        let probe = StreamProbe(try item.changes(keyPaths: ["score"]))
+        let inA = try #require(a.object(ofType: SharedItem.self, forPrimaryKey: 1))
+        #expect(Self.eventually { area.ownSleepingFollowers == 1 })
+        let version = b.version
+
+        Self.hold(b.writer)  // as a write of b's in progress does
+        let looks = try #require(b.followerBusyLooks)
+        try a.write { inA.score = 2 }
+        #expect(Self.eventually { (b.followerBusyLooks ?? 0) >= looks + 3 })
+        #expect(area.ownSleepingFollowers == 0)
+        try a.write { inA.score = 3 }
+        #expect(b.version == version)  // nothing folded under the write's feet
+        b.writer.unlock()
+
+        // Both commits, in order: one change each, or one for both if the
+        // consumer was behind (the oldest old value, the newest new one).
+        var seen = 1
+        while seen != 3 {
+            guard case .change(_, let properties)? = await probe.next(timeout: .seconds(10)) else {
+                Issue.record("no change arrived after score \(seen)")
+                return
+            }
+            #expect(properties.first?.oldValue as? Int == seen)
+            seen = try #require(properties.first?.newValue as? Int)
+        }
+        #expect(b.version == version + 2)
+        #expect(Self.eventually { area.ownSleepingFollowers == 1 })
+    }
+
+    /// Takes `lock` blocking (from an `async` test, `lock()` is the
+    /// suspending one).
+    static func hold(_ lock: WriterLock) { lock.lock() }
+    #endif
+
     @Test func compactionWaitsForAStoreThatIsClosing() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url)

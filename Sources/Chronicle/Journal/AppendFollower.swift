@@ -16,10 +16,23 @@ import Synchronization
 /// and only if a follower other than its own journal's sleeps: a store
 /// alone with its file is never woken by its own commits.
 ///
+/// **While its own store writes** the follower is not woken by the other
+/// processes' appends: the handler returns `false` when it found new
+/// commits but the store busy with a write of its own (whose catch-up
+/// folds them before it appends), and the thread then sleeps `retry`
+/// *unregistered* (an append does not end that sleep, and a writer that
+/// finds no registered follower of another journal makes no `futex` call
+/// at all) and looks again. So a process that writes back to back is not
+/// woken once for each commit of the others to wait on its own store;
+/// the price is that a commit appended during that sleep reaches this
+/// process's observers up to `retry` later if its own writes stop then.
+///
 /// **Semantics.**
 /// - The handler runs on the follower's thread, once for each wake-up,
 ///   whatever woke it: a look, not a promise of something new (the caller
-///   catches up, which costs O(1) when nothing is new).
+///   catches up, which costs O(1) when nothing is new). It returns
+///   whether it is done; `false` (the store is busy) makes the thread look
+///   again after `retry`, without sleeping on the append count.
 /// - No append is missed: the thread notes the count before each call of
 ///   the handler and sleeps only while the count is still that, so an
 ///   append after the handler looked ends the sleep at once.
@@ -37,6 +50,7 @@ final class AppendFollower: CommitFollower, Sendable {
         let stopped = Atomic<Bool>(false)
         let wokenUp = Atomic<Int>(0)
         let sleeps = Atomic<Int>(0)
+        let busyLooks = Atomic<Int>(0)
     }
 
     /// How many times a wake-up that found new appends ended a sleep (for
@@ -49,8 +63,15 @@ final class AppendFollower: CommitFollower, Sendable {
     /// been handled once this grows and the thread sleeps again).
     var sleeps: Int { flags.sleeps.load(ordering: .relaxed) }
 
-    /// Starts the thread.
-    init(area: SharedJournalArea, fallback: Duration, onChange: @escaping @Sendable () -> Void) {
+    /// How many times the handler returned `false`, finding its store busy
+    /// (for tests).
+    var busyLooks: Int { flags.busyLooks.load(ordering: .relaxed) }
+
+    /// Starts the thread. `retry`: how long it sleeps, unregistered, after
+    /// a handler call that returned `false`, doubled after each further
+    /// one up to `longestRetry`.
+    init(area: SharedJournalArea, fallback: Duration, retry: Duration = .milliseconds(1),
+         longestRetry: Duration = .milliseconds(8), onChange: @escaping @Sendable () -> Bool) {
         self.area = area
         let thread = Thread { [area, flags] in
             // The lowest priority, as the inotify watcher's thread: an idle
@@ -58,16 +79,29 @@ final class AppendFollower: CommitFollower, Sendable {
             // commit runs first.
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) // 0: this thread, on Linux
             var seen = area.appendCount
+            var busy = false
+            var pause = retry
             while !flags.stopped.load(ordering: .acquiring) {
-                flags.sleeps.wrappingAdd(1, ordering: .relaxed)
-                let woken = area.sleepUntilAppend(after: seen, timeout: fallback)
+                let woken: Bool
+                if busy {
+                    // Not on the append count: the others' appends meanwhile
+                    // are the store's own writes' to fold.
+                    Thread.sleep(forTimeInterval: Double(pause / .nanoseconds(1)) / 1e9)
+                    pause = min(pause * 2, longestRetry)
+                    woken = false
+                } else {
+                    pause = retry
+                    flags.sleeps.wrappingAdd(1, ordering: .relaxed)
+                    woken = area.sleepUntilAppend(after: seen, timeout: fallback)
+                }
                 if flags.stopped.load(ordering: .acquiring) { break }
                 let count = area.appendCount
                 // Counted only when it found appends: a closing journal's
                 // follower wakes every follower of the file on its way out.
                 if woken && count != seen { flags.wokenUp.wrappingAdd(1, ordering: .relaxed) }
                 seen = count
-                onChange()
+                busy = !onChange()
+                if busy { flags.busyLooks.wrappingAdd(1, ordering: .relaxed) }
             }
         }
         thread.name = "Chronicle follower"

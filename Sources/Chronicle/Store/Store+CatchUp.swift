@@ -73,6 +73,33 @@ extension Store {
     func followOtherProcesses() {
         writer.lock()
         defer { writer.unlock() }
+        foldWhatOthersAppended()
+    }
+
+    /// ``followOtherProcesses()`` unless this process is writing to the
+    /// store (a write under way, from its wait for the writer lock to its
+    /// commit's durability, or anything else holding the writer lock): then
+    /// it waits for nothing and returns `false`, leaving the commits to the
+    /// next write's catch-up or a later look. What the ``AppendFollower``
+    /// runs: a process writing back to back folds the others' commits before
+    /// each of its own anyway, and a follower woken for each of them, to
+    /// wait on the store or to fold between two of its writes, cost each
+    /// commit sleeps and wake-ups on a machine with fewer cores than
+    /// writing processes.
+    /// - Returns: whether it looked (`false`: the store was busy).
+    func followOtherProcessesUnlessWriting() -> Bool {
+        guard !isWriting, writer.tryLock() else { return false }
+        defer { writer.unlock() }
+        foldWhatOthersAppended()
+        return true
+    }
+
+    /// Whether a `write` or `asyncWrite` of this store is under way.
+    var isWriting: Bool { writesInProgress.load(ordering: .relaxed) != 0 }
+
+    /// The journal's catch-up and the fold of what it found; call holding
+    /// ``writer``.
+    private func foldWhatOthersAppended() {
         let journal = self.journal
         guard (try? journal.catchUp()) != nil else { return }
         _ = try? foldAppendedCommits(from: journal)
@@ -82,7 +109,9 @@ extension Store {
     /// journal (at open, and on the new file after compaction): on Linux an
     /// ``AppendFollower`` on the journal's shared area, elsewhere a
     /// ``FileChangeWatcher`` on the journal file; either runs
-    /// ``followOtherProcesses()`` when another process appended.
+    /// ``followOtherProcesses()`` when another process appended (the
+    /// ``AppendFollower`` ``followOtherProcessesUnlessWriting()``, and
+    /// looks again a moment later if the store was busy).
     ///
     /// The handler first looks with neither the store nor its journal in
     /// hand (the journal's core and the published state are enough), and
@@ -94,15 +123,25 @@ extension Store {
         guard journal.isShared, let url = journal.fileURL else { return }
         let core = journal.core
         let published = self.published
+        // Whether there is something to fold: the journal's core and the
+        // published state, neither the store nor its journal in hand.
+        let hasNews: @Sendable () -> Bool = {
+            guard let last = try? core.catchUp(holdingProcessLock: false) else { return false }
+            return last > published.withLock({ $0 }).state.version
+        }
         let onChange: @Sendable () -> Void = { [weak self] in
-            guard let last = try? core.catchUp(holdingProcessLock: false),
-                  last > published.withLock({ $0 }).state.version else { return }
-            self?.followOtherProcesses()
+            if hasNews() { self?.followOtherProcesses() }
         }
         let newFollower: any CommitFollower
         #if os(Linux)
         if let area = core.sharedArea?.area {
-            newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval, onChange: onChange)
+            newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval) { [weak self] in
+                guard let self else { return true }
+                // Busy first: it costs one load, the journal's look a read.
+                guard !self.isWriting else { return false }
+                guard hasNews() else { return true }
+                return self.followOtherProcessesUnlessWriting()
+            }
         } else {
             newFollower = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval,
                                             queue: DispatchQueue(label: "Chronicle store follower", qos: .userInitiated),
@@ -127,6 +166,17 @@ extension Store {
     var followerWakeUps: Int? {
         #if os(Linux)
         follower.withLock { ($0 as? AppendFollower)?.wakeUps }
+        #else
+        nil
+        #endif
+    }
+
+    /// How many times the store's follower found new commits but the store
+    /// busy with a write, on Linux; `nil` elsewhere or when it follows no
+    /// one. For tests.
+    var followerBusyLooks: Int? {
+        #if os(Linux)
+        follower.withLock { ($0 as? AppendFollower)?.busyLooks }
         #else
         nil
         #endif

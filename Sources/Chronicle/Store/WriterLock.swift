@@ -137,6 +137,12 @@ final class WriterLock: Sendable {
         }
     }
 
+    /// Takes the lock if it is free, without waiting.
+    /// - Returns: whether it was taken.
+    func tryLock() -> Bool {
+        state.withLock { $0.tryAcquire() }
+    }
+
     func unlock() {
         guard let waiter = state.withLock({ $0.release() }) else { return }
         switch waiter.wake {
