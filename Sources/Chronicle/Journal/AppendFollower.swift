@@ -17,22 +17,24 @@ import Synchronization
 /// alone with its file is never woken by its own commits.
 ///
 /// **While its own store writes** the follower is not woken by the other
-/// processes' appends: the handler returns `false` when it found new
-/// commits but the store busy with a write of its own (whose catch-up
-/// folds them before it appends), and the thread then sleeps `retry`
+/// processes' appends: the handler returns `false` when the store is busy
+/// with a write of its own (whose catch-up, or the next one's, folds the
+/// others' commits before it appends), and the thread then sleeps `retry`,
+/// twice as long after each further such look up to `longestRetry`,
 /// *unregistered* (an append does not end that sleep, and a writer that
 /// finds no registered follower of another journal makes no `futex` call
 /// at all) and looks again. So a process that writes back to back is not
 /// woken once for each commit of the others to wait on its own store;
 /// the price is that a commit appended during that sleep reaches this
-/// process's observers up to `retry` later if its own writes stop then.
+/// process's observers up to `longestRetry` later if its own writes stop
+/// then.
 ///
 /// **Semantics.**
 /// - The handler runs on the follower's thread, once for each wake-up,
 ///   whatever woke it: a look, not a promise of something new (the caller
 ///   catches up, which costs O(1) when nothing is new). It returns
 ///   whether it is done; `false` (the store is busy) makes the thread look
-///   again after `retry`, without sleeping on the append count.
+///   again after a pause, without sleeping on the append count.
 /// - No append is missed: the thread notes the count before each call of
 ///   the handler and sleeps only while the count is still that, so an
 ///   append after the handler looked ends the sleep at once.
