@@ -88,14 +88,11 @@ extension Store {
     /// writing processes.
     /// - Returns: whether it looked (`false`: the store was busy).
     func followOtherProcessesUnlessWriting() -> Bool {
-        guard !isWriting, writer.tryLock() else { return false }
+        guard !writesUnderWay.any, writer.tryLock() else { return false }
         defer { writer.unlock() }
         foldWhatOthersAppended()
         return true
     }
-
-    /// Whether a `write` or `asyncWrite` of this store is under way.
-    var isWriting: Bool { writesInProgress.load(ordering: .relaxed) != 0 }
 
     /// The journal's catch-up and the fold of what it found; call holding
     /// ``writer``.
@@ -123,6 +120,7 @@ extension Store {
         guard journal.isShared, let url = journal.fileURL else { return }
         let core = journal.core
         let published = self.published
+        let writes = self.writesUnderWay
         // Whether there is something to fold: the journal's core and the
         // published state, neither the store nor its journal in hand.
         let hasNews: @Sendable () -> Bool = {
@@ -136,11 +134,10 @@ extension Store {
         #if os(Linux)
         if let area = core.sharedArea?.area {
             newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval) { [weak self] in
-                guard let self else { return true }
                 // Busy first: it costs one load, the journal's look a read.
-                guard !self.isWriting else { return false }
+                guard !writes.any else { return false }
                 guard hasNews() else { return true }
-                return self.followOtherProcessesUnlessWriting()
+                return self?.followOtherProcessesUnlessWriting() ?? true
             }
         } else {
             newFollower = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval,

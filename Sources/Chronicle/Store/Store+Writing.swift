@@ -22,8 +22,8 @@ extension Store {
                               _ body: () throws -> Result) throws -> Result {
         precondition(currentTransaction() == nil,
                      "Chronicle: store.write was called inside another write on the same store; make all the changes in the outer write")
-        writesInProgress.wrappingAdd(1, ordering: .relaxed)
-        defer { writesInProgress.wrappingSubtract(1, ordering: .relaxed) }
+        writesUnderWay.begin()
+        defer { writesUnderWay.end() }
         writer.lock()
         return try performWrite(label: label, metadata: metadata, body)
     }
@@ -33,8 +33,8 @@ extension Store {
     @discardableResult
     public func asyncWrite<Result: Sendable>(label: String? = nil, metadata: [String: String] = [:],
                                              _ body: @Sendable () throws -> Result) async throws -> Result {
-        writesInProgress.wrappingAdd(1, ordering: .relaxed)
-        defer { writesInProgress.wrappingSubtract(1, ordering: .relaxed) }
+        writesUnderWay.begin()
+        defer { writesUnderWay.end() }
         await writer.lock()
         return try performWrite(label: label, metadata: metadata, body)
     }

@@ -78,11 +78,10 @@ public final class Store: Sendable {
     /// Follows the commits other processes append (Store+CatchUp.swift);
     /// `nil` for an in-memory store, and once closed.
     let follower = Locked<(any CommitFollower)?>(nil)
-    /// How many `write`s and `asyncWrite`s of this store are under way,
-    /// from before they wait for the writer lock until their commit is
-    /// durable: while there are any, the follower leaves the other
-    /// processes' commits to their catch-ups (Store+CatchUp.swift).
-    let writesInProgress = Atomic<Int>(0)
+    /// The `write`s and `asyncWrite`s of this store under way: while there
+    /// are any, the follower leaves the other processes' commits to their
+    /// catch-ups (Store+CatchUp.swift).
+    let writesUnderWay = WritesUnderWay()
 
     /// Opens the store: opens (or creates) the journal and folds it.
     ///
