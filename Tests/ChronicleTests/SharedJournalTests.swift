@@ -246,6 +246,39 @@ struct SharedJournalTests {
     /// Takes `lock` blocking (from an `async` test, `lock()` is the
     /// suspending one).
     static func hold(_ lock: WriterLock) { lock.lock() }
+
+    /// A write first folds what other stores appended since its store's
+    /// last write, and only then waits for the process lock: while another
+    /// writer holds the lock, the waiting write's store already has the
+    /// others' commits, and folds nothing more once it gets the lock.
+    @Test func aWriteFoldsOthersCommitsBeforeItTakesTheProcessLock() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        try a.write { a.create(SharedItem.self, value: ["id": 1, "score": 1]) }
+        b.followOtherProcesses()
+        let inA = try #require(a.object(ofType: SharedItem.self, forPrimaryKey: 1))
+        // b's follower stands aside (as while b writes), so only the write folds.
+        b.writesUnderWay.begin()
+        defer { b.writesUnderWay.end() }
+        try a.write { inA.score = 2 }
+        let version = b.version
+
+        // Another writer (a journal of its own on the file) holds the process lock.
+        let other = try Journal(sharedFileURL: url, durability: .none)
+        try other.lockForAppending()
+        let written = DispatchSemaphore(value: 0)
+        Thread {
+            _ = try? b.write { b.create(SharedItem.self, value: ["id": 2, "score": 0]) }
+            written.signal()
+        }.start()
+        #expect(Self.eventually { b.version == version + 1 })
+        #expect(b.object(ofType: SharedItem.self, forPrimaryKey: 1)?.score == 2)
+        #expect(written.wait(timeout: .now()) == .timedOut)  // the write itself waits for the lock
+        other.unlockAfterAppending()
+        #expect(written.wait(timeout: .now() + 10) == .success)
+        #expect(b.version == version + 2)
+        #expect(Self.eventually { Self.scores(a) == [1: 2, 2: 0] })
+    }
     #endif
 
     @Test func compactionWaitsForAStoreThatIsClosing() throws {

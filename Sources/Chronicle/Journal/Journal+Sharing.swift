@@ -68,6 +68,19 @@ extension Journal {
 
     // MARK: The store's write path
 
+    /// Whether another process (or journal) may have appended commits this
+    /// journal has not read: on Linux, whether another journal appended
+    /// since this one last did (the shared area's append count, no system
+    /// call); elsewhere, and for a journal that is not shared, `false`
+    /// (nothing tells without looking at the file).
+    var othersMayHaveAppended: Bool {
+        #if os(Linux)
+        core.sharedArea?.area.othersAppendedSinceOwnAppend ?? false
+        #else
+        false
+        #endif
+    }
+
     /// Takes the process lock of a shared journal and catches up holding it
     /// (cutting a torn tail): the start of a store's write, which then
     /// appends with ``write(_:)`` and ends with ``unlockAfterAppending()``.

@@ -218,6 +218,12 @@ final class SharedJournalArea: @unchecked Sendable {
     /// follower notes before it looks, and then sleeps on.
     var appendCount: UInt32 { halfWord(at: Self.commitsOffset).pointee.load(ordering: .sequentiallyConsistent) }
 
+    /// Whether another journal appended since this one last did (or, if it
+    /// has not yet, since it opened): whether a write of this journal's
+    /// store has others' commits to fold.
+    /// - Complexity: O(1): two atomic loads, no system call.
+    var othersAppendedSinceOwnAppend: Bool { appendCount != lastCommit.load(ordering: .relaxed) }
+
     /// Sleeps until an append count other than `count`, a wake-up
     /// (``wakeFollowers()``, which ``didAppend()`` calls), or `timeout`.
     /// - Returns: whether a wake-up ended it: not the timeout, and not a

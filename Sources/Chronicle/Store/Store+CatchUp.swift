@@ -49,10 +49,21 @@ extension Store {
     /// appended, so the write's base is the newest state and its commit gets
     /// the next version. The caller appends to the returned journal and
     /// then calls ``Journal/unlockAfterAppending()``.
+    ///
+    /// When other processes appended since this store's last write (on
+    /// Linux the shared area tells, without a system call), it first folds
+    /// what they appended *before* taking the process lock: with several
+    /// processes writing, the lock passes from one writer to the next,
+    /// and what each folds holding it, every other writer waits for. So
+    /// under the lock it folds only what was appended meanwhile. (A
+    /// process that is writing leaves the others' commits to its writes:
+    /// its follower stands aside, see ``followOtherProcessesUnlessWriting()``.)
     /// - Throws: ``StoreError/journal(_:)``, ``StoreError/rejected(_:)``;
     ///   the process lock and ``writer`` are released then.
     func beginWrite() throws(StoreError) -> Journal {
         let journal = self.journal
+        // A failure here is met again, and thrown, under the lock.
+        if journal.othersMayHaveAppended { foldWhatOthersAppended() }
         do throws(StoreError) {
             do { try journal.lockForAppending() } catch { throw .journal(error) }
             try foldAppendedCommits(from: journal)
@@ -158,8 +169,7 @@ extension Store {
     /// How many times the store's follower was woken by another journal's
     /// append (not by its fallback timer, a wake-up with no append, or an
     /// append it found before it slept), on Linux; `nil` elsewhere or when
-    /// it follows no one.
-    /// For tests.
+    /// it follows no one. For tests.
     var followerWakeUps: Int? {
         #if os(Linux)
         follower.withLock { ($0 as? AppendFollower)?.wakeUps }
@@ -168,9 +178,9 @@ extension Store {
         #endif
     }
 
-    /// How many times the store's follower found new commits but the store
-    /// busy with a write, on Linux; `nil` elsewhere or when it follows no
-    /// one. For tests.
+    /// How many times the store's follower looked and found the store busy
+    /// with a write (one under way, or the writer lock held), on Linux;
+    /// `nil` elsewhere or when it follows no one. For tests.
     var followerBusyLooks: Int? {
         #if os(Linux)
         follower.withLock { ($0 as? AppendFollower)?.busyLooks }
