@@ -214,7 +214,7 @@ struct SharedJournalProcessTests {
         usleep(100_000)  // the helper's follower is asleep by now
         helper.kill()
         let store = try SharedJournalTests.open(url)
-        let area = try #require(store.journal.core.sharedArea?.area)
+        let area = try #require(store.journal.core.sharedArea)
         #expect(SharedJournalTests.eventually { area.ownSleepingFollowers == 1 })
         #expect(area.sleepingFollowers == 1)
         for _ in 0..<10 {

@@ -157,7 +157,7 @@ struct SharedJournalTests {
     @Test func aStoreIsWokenByOtherJournalsCommitsOnly() async throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url)
-        let area = try #require(a.journal.core.sharedArea?.area)
+        let area = try #require(a.journal.core.sharedArea)
         #expect(Self.eventually { area.ownSleepingFollowers == 1 })
         for id in 1...20 {
             try a.write { a.create(SharedItem.self, value: ["id": id, "score": 1]) }
@@ -212,7 +212,7 @@ struct SharedJournalTests {
         let a = try Self.open(url), b = try Self.open(url)
         try a.write { a.create(SharedItem.self, value: ["id": 1, "score": 1]) }
         b.followOtherProcesses()
-        let area = try #require(b.journal.core.sharedArea?.area)
+        let area = try #require(b.journal.core.sharedArea)
         let item = try #require(b.object(ofType: SharedItem.self, forPrimaryKey: 1))
         let probe = StreamProbe(try item.changes(keyPaths: ["score"]))
         let inA = try #require(a.object(ofType: SharedItem.self, forPrimaryKey: 1))

@@ -75,7 +75,7 @@ extension Journal {
     /// (nothing tells without looking at the file).
     var othersMayHaveAppended: Bool {
         #if os(Linux)
-        core.sharedArea?.area.othersAppendedSinceOwnAppend ?? false
+        core.sharedArea?.othersAppendedSinceOwnAppend ?? false
         #else
         false
         #endif
@@ -103,7 +103,7 @@ extension Journal {
     func unlockAfterAppending() {
         guard let lock = core.processLock, lock.isHeldByCurrentThread else { return }
         lock.unlock()
-        core.sharedArea?.area.didAppend()
+        core.sharedArea?.didAppend()
     }
 
     /// Cuts the reserved zeros off the file (at close). A shared journal
@@ -145,13 +145,13 @@ extension Journal {
     /// raised it, and always 0 for a journal that is not shared.
     /// - Complexity: O(1): an atomic load from shared memory.
     func sharedCounter(_ index: Int) -> UInt64 {
-        core.sharedArea?.area.counter(index) ?? 0
+        core.sharedArea?.counter(index) ?? 0
     }
 
     /// Raises shared counter `index` to `value`, unless it is higher
     /// already (atomically, so raises from several processes never lose
     /// the highest). Does nothing for a journal that is not shared.
     func raiseSharedCounter(_ index: Int, to value: UInt64) {
-        core.sharedArea?.area.raiseCounter(index, to: value)
+        core.sharedArea?.raiseCounter(index, to: value)
     }
 }

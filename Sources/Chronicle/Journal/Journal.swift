@@ -286,7 +286,7 @@ public final class Journal: Sendable {
         if isReadOnly, let fileURL { throw .readOnly(fileURL) }
         let core = self.core
         if let lock = core.processLock, !lock.isHeldByCurrentThread {
-            defer { core.sharedArea?.area.didAppend() }
+            defer { core.sharedArea?.didAppend() }
             return try lock.withLock { () throws(JournalError) -> DurabilityTicket in
                 try core.catchUp(holdingProcessLock: true)
                 return DurabilityTicket(version: try core.write(commit, records: records))

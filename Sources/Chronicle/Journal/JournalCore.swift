@@ -55,9 +55,15 @@ final class JournalCore: Sendable {
     /// journal no other process writes. Lock order: this lock, then `state`'s.
     let processLock: ProcessWriteLock?
     /// What the processes sharing the file tell each other (how far it is
-    /// written and synced), with the identifier of this journal's file;
-    /// `nil` for a journal no other process writes.
-    let sharedArea: (area: SharedJournalArea, fileID: UUID)?
+    /// written and synced); `nil` for a journal no other process writes.
+    let sharedArea: SharedJournalArea?
+    /// The identifier of this journal's file, which the shared area's ends
+    /// must be for; meaningful only with ``sharedArea``. Kept apart from
+    /// it: `UUID` comes from a library built for binary compatibility, so
+    /// an optional pair of the two was copied and destroyed through the
+    /// runtime's generic witnesses (a few hundred instructions) at every
+    /// use, several times a commit.
+    let sharedFileID: UUID
 
     /// How much an append reserves ahead of the data when it runs out.
     static let reservation = 1 << 20
@@ -70,7 +76,8 @@ final class JournalCore: Sendable {
          sharedArea: (area: SharedJournalArea, fileID: UUID)? = nil) {
         self.storage = storage
         self.processLock = processLock
-        self.sharedArea = sharedArea
+        self.sharedArea = sharedArea?.area
+        sharedFileID = sharedArea?.fileID ?? UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
         let initial = State(baseVersion: baseVersion, unscannedCount: unscanned?.count ?? 0, offsets: offsets, end: end,
                             reservedEnd: end, reserves: reserves)
         state = Locked(initial)
@@ -99,7 +106,7 @@ final class JournalCore: Sendable {
             }
             state.offsets.append(state.end)
             state.end += record.count
-            sharedArea?.area.didWrite(upTo: state.end)
+            sharedArea?.didWrite(upTo: state.end)
             groupCommit.didWrite(version)
             return version
         }
@@ -158,8 +165,8 @@ final class JournalCore: Sendable {
         }
         do throws(JournalError) {
             if let hook { try hook() }
-            if let (area, fileID) = sharedArea {
-                try area.syncCovering(target, fileID: fileID) { () throws(JournalError) in try storage.sync() }
+            if let area = sharedArea {
+                try area.syncCovering(target, fileID: sharedFileID) { () throws(JournalError) in try storage.sync() }
             } else {
                 try storage.sync()
             }

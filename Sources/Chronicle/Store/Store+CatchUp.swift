@@ -143,7 +143,7 @@ extension Store {
         }
         let newFollower: any CommitFollower
         #if os(Linux)
-        if let area = core.sharedArea?.area {
+        if let area = core.sharedArea {
             newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval) { [weak self] in
                 // Busy first: it costs one load, the journal's look a read.
                 guard !writes.any else { return false }

@@ -73,7 +73,11 @@ extension Store {
         slot.transaction = transaction
         owner.store(currentThreadID(), ordering: .releasing)
         var kept = false
-        var published: (commit: Commit, state: StoreState)?
+        // Not an optional pair holding the commit: a `Commit` holds a `Date`,
+        // a type of a library built for binary compatibility, so such a pair
+        // was destroyed through the runtime's generic witnesses, a few
+        // hundred instructions a write.
+        var published: StoreState?
         defer {
             if !kept { transaction.rollBack() }
             transaction.finish()
@@ -81,8 +85,8 @@ extension Store {
             slot.transaction = nil
             if let published {
                 let changes = transaction.changes
-                observers.dispatch(building: { changes.build(version: published.commit.version) }, footprint: changes.footprint,
-                                   old: base, new: published.state)
+                observers.dispatch(building: { changes.build(version: published.version) }, footprint: changes.footprint,
+                                   old: base, new: published)
             }
             writer.unlock()
         }
@@ -112,7 +116,7 @@ extension Store {
         publish(state)
         checkpoints.didFold(state, events: commit.events.count)
         checkpointFile.didCommit(events: commit.events.count)
-        published = (commit, state)
+        published = state
         return (result, ticket)
     }
 }

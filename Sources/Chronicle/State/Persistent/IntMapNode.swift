@@ -17,10 +17,30 @@ final class IntMapNode<Value> {
         self.values = values
     }
 
-    /// A shallow copy: the arrays are shared until one side writes. O(1),
-    /// then O(64) when the copy's array is first written.
+    /// A copy to write to (every caller writes to it at once): its arrays
+    /// are copied now, with room for one more element. O(64).
+    ///
+    /// Copied here rather than left shared until the first write: the
+    /// standard library's copy on write copies an array of references
+    /// through the runtime's generic witnesses, an indirect call per
+    /// element, where this loop is compiled for the element type; and an
+    /// insert into a shared array copied it once more to grow it.
     func copy() -> IntMapNode<Value> {
-        IntMapNode(bitmap: bitmap, children: children, values: values)
+        IntMapNode(bitmap: bitmap, children: Self.copied(children), values: Self.copied(values))
+    }
+
+    /// `array`'s elements in a buffer of their own, with room for one more.
+    @inline(__always)
+    private static func copied<Element>(_ array: ContiguousArray<Element>) -> ContiguousArray<Element> {
+        let count = array.count
+        guard count > 0 else { return [] }
+        return array.withUnsafeBufferPointer { source in
+            ContiguousArray(unsafeUninitializedCapacity: count + 1) { target, initialized in
+                let from = source.baseAddress.unsafelyUnwrapped, to = target.baseAddress.unsafelyUnwrapped
+                for index in 0..<count { (to + index).initialize(to: from[index]) }
+                initialized = count
+            }
+        }
     }
 
     /// A chain of nodes from `shift` down to the leaf holding `value` at `key`.
