@@ -281,6 +281,70 @@ struct SharedJournalTests {
     }
     #endif
 
+    /// Stores opening a fresh file at once (as processes starting together
+    /// do) register the object types once: registering is a write like
+    /// any other, made after catching up under the process lock.
+    @Test func storesOpeningAFreshFileAtOnceDefineItsTypesOnce() throws {
+        let url = try JournalFixtures.journalURL()
+        let opened = Locked<[Store]>([])
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
+            guard let store = try? Self.open(url) else { return }
+            _ = try? store.write { store.create(SharedItem.self, value: ["id": index, "score": index]) }
+            opened.withLock { $0.append(store) }
+        }
+        let stores = opened.withLock { $0 }
+        try #require(stores.count == 4)
+        let journal = try Journal(contentsOf: url)
+        var definitions = 0, versions: [UInt64] = []
+        for commit in journal.commits(from: 1) {
+            versions.append(commit.version)
+            for case .defineType(let type) in commit.events where type.name == "SharedItem" { definitions += 1 }
+        }
+        #expect(definitions == 1)
+        #expect(versions == Array(1...UInt64(versions.count)))
+        for store in stores { store.followOtherProcesses() }
+        for store in stores { #expect(Self.scores(store) == [0: 0, 1: 1, 2: 2, 3: 3]) }
+    }
+
+    /// Stores on one file write its checkpoint file one at a time (a lock
+    /// of its own): written by two stores at once, again and again, while a
+    /// third thread commits, every write succeeds (neither removes the
+    /// other's temporary file as a leftover), and the file left is one
+    /// whole checkpoint of the journal, its state the fold of the journal
+    /// up to its version.
+    @Test func storesOnOneFileWriteTheCheckpointFileOneAtATime() throws {
+        let url = try JournalFixtures.journalURL()
+        let a = try Self.open(url), b = try Self.open(url)
+        try a.write { for id in 0..<300 { a.create(SharedItem.self, value: ["id": id, "score": 0]) } }
+        b.followOtherProcesses()
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 3) { worker in
+            for round in 0..<15 {
+                switch worker {
+                case 0, 1:
+                    do { try (worker == 0 ? a : b).writeCheckpoint() } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                default:
+                    let store = round.isMultiple(of: 2) ? a : b
+                    try? store.write { store.object(ofType: SharedItem.self, forPrimaryKey: round)?.score = round + 1 }
+                }
+            }
+        }
+        // Neither took the other's temporary file from under it.
+        #expect(failures.withLock { $0 } == [])
+        let journal = try Journal(contentsOf: url)
+        let bytes = try [UInt8](Data(contentsOf: CheckpointFile.url(for: url)))
+        let restored = try CheckpointFile.decode(bytes, journal: journal).get()
+        #expect(restored._invariantViolations() == [])
+        var folded = StoreState()
+        for commit in journal.commits(from: 1) where commit.version <= restored.version {
+            folded = try folded.applying(commit).state
+        }
+        #expect(folded.version == restored.version)
+        #expect(restored.isContentEqual(folded))
+    }
+
     @Test func compactionWaitsForAStoreThatIsClosing() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url)
