@@ -345,6 +345,32 @@ struct SharedJournalTests {
         #expect(restored.isContentEqual(folded))
     }
 
+    /// A migration one store makes reaches another store on the file that
+    /// still has the classes from before (another process running an older
+    /// build): it folds the migration's commit like any other, and its next
+    /// use of a class the migration changed stops the process with the
+    /// schema check's message (reading on would give wrong values), while
+    /// the migrated store goes on. What a store does with a class that
+    /// does not match the file, whoever migrated it.
+    @Test func aStoreWithTheClassesFromBeforeStopsAfterAnotherMigrates() async throws {
+        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+            let url = try PetJournal.versionOne()
+            let old = try Store(configuration: .init(fileURL: url, durability: .none,
+                                                     objectTypes: [PetV1.Pet.self, PetV1.Owner.self]))
+            let new = try Store(configuration: MigrationTests.configuration(url, version: 1,
+                                                                            types: [PetColor.Pet.self, PetColor.Owner.self]) { migration, _ in
+                migration.enumerateObjects(ofType: "Pet") { _, new in new?["color"] = .string("black") }
+            })
+            precondition(new.objects(PetColor.Pet.self).map(\.color) == ["black", "black"])
+            old.followOtherProcesses()
+            precondition(old.version == new.version)
+            _ = old.object(ofType: PetV1.Pet.self, forPrimaryKey: 1)
+        }
+        let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(message.contains("the class Pet cannot read this store"))
+        #expect(message.contains("the journal has property 'color' (String), which the class no longer declares"))
+    }
+
     @Test func compactionWaitsForAStoreThatIsClosing() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url)
