@@ -3,11 +3,12 @@ import Testing
 @testable import Chronicle
 import ChronicleTesting
 
-/// `ObjectRecord` keeps its values in one allocation, each in a 16-byte
-/// slot, their kinds packed in a header word and, past twelve values, in
-/// words after it (see `RecordStorage`). These tests read back what was put
-/// in, for every kind, in both places, and after changes of kind, in place
-/// and on a shared record's copy.
+/// `ObjectRecord` keeps its values in one allocation, each in a slot of its
+/// kind's width (16 bytes for a string, `Data`, a UUID, an object
+/// identifier or a collection, 8 otherwise), their kinds packed in a header word and, past
+/// twelve values, in words after it (see `RecordStorage`). These tests read
+/// back what was put in, for every kind, in both places, and after changes
+/// of kind and width, in place and on a shared record's copy.
 @Suite("Object records")
 struct ObjectRecordTests {
     /// One value of every kind `PersistedValue` has, narrow and wide.
@@ -134,6 +135,102 @@ struct ObjectRecordTests {
         }
     }
 
+    /// Each slot takes its kind's width: the record of a player (two
+    /// integers, two strings) ends 48 bytes after its header word, and a
+    /// null takes 8 bytes wherever it is.
+    @Test func slotsTakeTheirKindsWidth() {
+        let player = ObjectRecord(values: [.int(1), .string("Ann"), .string("team-07"), .int(40)])
+        #expect(player.storage.slotsEnd == 48)
+        #expect((0..<4).map(player.storage.offset(of:)) == [0, 8, 24, 40])
+        let narrow: [PersistedValue] = [.null, .bool(true), .int(1), .float(1), .double(1), .date(Date()), .link(ObjectKey(3)),
+                                        .decimal(1)]
+        #expect(ObjectRecord(values: ContiguousArray(narrow)).storage.slotsEnd == 8 * narrow.count)
+        let wide: [PersistedValue] = [.string("x"), .data(Data([1])), .uuid(UUID()), .objectId(ObjectId("65f1c2a3b4c5d6e7f8091a2b")!),
+                                      .list([]), .set([]), .map([])]
+        #expect(ObjectRecord(values: ContiguousArray(wide)).storage.slotsEnd == 16 * wide.count)
+        // Past twelve values: one word of tags, then the slots.
+        let many = ContiguousArray((0..<14).map { $0.isMultiple(of: 2) ? PersistedValue.int(Int64($0)) : .string("s\($0)") })
+        let record = ObjectRecord(values: many)
+        record._checkInvariants()
+        #expect(record.storage.slotsEnd == 8 + 7 * 8 + 7 * 16)
+        #expect(record.storage.offset(of: 13) == 8 + 6 * 8 + 6 * 16 + 8)
+    }
+
+    /// A value of another width makes the record anew, with the slots after
+    /// it moved; a copy sharing the old storage keeps its values.
+    @Test func aValueOfAnotherWidthMovesTheSlotsAfterIt() {
+        var record = ObjectRecord(values: [.null, .int(7), .string("after")])
+        let shared = record
+        #expect(record.storage.slotsEnd == 32)
+        record[0] = .string("now a string")
+        record._checkInvariants()
+        #expect(record.storage.slotsEnd == 40)
+        #expect(record.values == [.string("now a string"), .int(7), .string("after")])
+        record[0] = .null
+        record._checkInvariants()
+        #expect(record.storage.slotsEnd == 32)
+        #expect(record.values == [.null, .int(7), .string("after")])
+        #expect(shared.values == [.null, .int(7), .string("after")])
+    }
+
+    /// In place (an unmanaged object's values), a null replacing a wide
+    /// value keeps the slot's width with a tag of its own: it reads as a
+    /// null, counts as one, and a wide value can take the slot back.
+    @Test func aNullReplacingAWideValueInPlaceKeepsItsWidth() {
+        let storage = ObjectRecord(values: [.string("a"), .int(2), .uuid(UUID())]).storage
+        #expect(!storage.containsNull)
+        storage.replace(0, with: .null)
+        #expect(storage.tag(of: 0) == RecordStorage.Tag.wideNull)
+        #expect(storage.value(at: 0) == .null)
+        #expect(storage.value(at: 1) == .int(2))
+        #expect(storage.containsNull)
+        #expect(storage.array() == [.null, .int(2), storage.value(at: 2)])
+        let copy = storage.copy()
+        #expect(copy.array() == storage.array())
+        storage.replace(0, with: .string("back"))
+        #expect(storage.value(at: 0) == .string("back"))
+        #expect(!storage.containsNull)
+        #expect(copy.value(at: 0) == .null)
+    }
+
+    /// A scan reads a non-optional integer at a place fixed by the schema
+    /// only while no optional 16-byte kind comes before it: a `String?`
+    /// takes 8 bytes when null and 16 otherwise.
+    @Test func anIntegerAfterAnOptionalStringIsFoundInEachRecord() throws {
+        let store = try Store(configuration: .inMemory())
+        try store.write {
+            for n in 0..<300 {
+                let object = Labelled()
+                object.title = "t\(n)"
+                object.rank = n
+                object.label = n % 3 == 0 ? nil : "label \(n)"
+                object.points = 300 - n
+                store.add(object)
+            }
+        }
+        // Half of them change width: nil ↔ a string.
+        try store.write {
+            for object in store.objects(Labelled.self) where object.rank.isMultiple(of: 2) {
+                object.label = object.label == nil ? "now \(object.rank)" : nil
+            }
+        }
+        let state = store.committedState()
+        #expect(state._invariantViolations().isEmpty)
+        let schema = state.schema[try #require(state.tableIndex(named: "Labelled"))]
+        let rank = try #require(schema.properties.firstIndex { $0.name == "rank" })
+        let points = try #require(schema.properties.firstIndex { $0.name == "points" })
+        #expect(RecordStorage.fixedOffset(of: rank, in: schema.properties) == 16)
+        #expect(RecordStorage.fixedOffset(of: points, in: schema.properties) == nil)
+        let expected = (0..<300).filter { 300 - $0 < 100 }.sorted()
+        #expect(store.objects(Labelled.self).filter(#Predicate { $0.points < 100 }).map(\.rank).sorted() == expected)
+        #expect(store.objects(Labelled.self).filter(#Predicate { $0.rank < 50 }).count == 50)
+        for object in store.objects(Labelled.self) {
+            #expect(object.points == 300 - object.rank)
+            let wasNil = object.rank % 3 == 0, flipped = object.rank.isMultiple(of: 2)
+            #expect((object.label == nil) == (wasNil != flipped))
+        }
+    }
+
     @Test func readingPastTheLastValueTraps() async {
         await #expect(processExitsWith: .failure) {
             let record = ObjectRecord(values: [.int(1)])
@@ -141,3 +238,13 @@ struct ObjectRecordTests {
         }
     }
 }
+
+/// A type whose integer `points` follows an optional string (see
+/// `anIntegerAfterAnOptionalStringIsFoundInEachRecord`).
+final class Labelled: Object {
+    @Persisted var title = ""
+    @Persisted var rank = 0
+    @Persisted var label: String?
+    @Persisted var points = 0
+}
+extension Labelled: @unchecked Sendable {}

@@ -89,15 +89,8 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
     /// O(count), two allocations (the values' and their record's).
     static func make(movingFrom entries: UnsafeMutablePointer<Entry>, slots: UnsafeMutableRawPointer,
                      tags: UnsafePointer<UInt64>, count: Int) -> UnmanagedValues {
-        var index = 0
         // Moved bit for bit: a string's or `Data`'s references go with it.
-        let record = RecordStorage.decoding(count: count) { (slot: UnsafeMutableRawPointer) throws(Never) -> UInt64 in
-            let source = slots + 16 &* index
-            slot.storeBytes(of: source.load(as: UInt64.self), as: UInt64.self)
-            slot.storeBytes(of: source.load(fromByteOffset: 8, as: UInt64.self), toByteOffset: 8, as: UInt64.self)
-            defer { index &+= 1 }
-            return tags[index]
-        }
+        let record = RecordStorage.moving(count: count, slots: slots, tags: tags)
         let buffer = create(minimumCapacity: count) { _ in
             Header(count: count, added: nil, record: record, lockWord: 0)
         }
@@ -170,7 +163,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         /// optional existential copies it.
         @inline(__always)
         func isBoxed(_ ordinal: Int) -> Bool {
-            recordReference._withUnsafeGuaranteedRef { $0.tag(of: ordinal) } == RecordStorage.Tag.null
+            RecordStorage.Tag.isNull(recordReference._withUnsafeGuaranteedRef { $0.tag(of: ordinal) })
         }
 
         /// The value at `ordinal` as its property's type `V`.
@@ -178,7 +171,7 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         func value<V: _PersistableProperty>(_ ordinal: Int, as _: V.Type) -> V {
             let value = recordReference._withUnsafeGuaranteedRef { record in
                 record.slot(of: ordinal) { slot, tag in
-                    tag == RecordStorage.Tag.null ? (entries[ordinal].boxed.unsafelyUnwrapped as! V) : V._fromUnmanagedSlot(slot, tag: tag)
+                    RecordStorage.Tag.isNull(tag) ? (entries[ordinal].boxed.unsafelyUnwrapped as! V) : V._fromUnmanagedSlot(slot, tag: tag)
                 }
             }
             guard let value else {
@@ -241,9 +234,11 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
             withUnsafeTemporaryAllocation(byteCount: 16, alignment: 16) { scratch in
                 let slot = scratch.baseAddress.unsafelyUnwrapped
                 if let tag = value._initializeUnmanagedSlot(slot) {
-                    if entry.type._fromUnmanagedSlot(slot, tag: tag) != nil {
+                    // Of the slot's width too: a slot is replaced in place.
+                    if entry.type._fromUnmanagedSlot(slot, tag: tag) != nil,
+                       RecordStorage.width(tag) == RecordStorage.width(record.tag(of: ordinal)) {
                         record.replaceSlot(ordinal) { target in
-                            target.copyMemory(from: slot, byteCount: 16)
+                            target.copyMemory(from: slot, byteCount: RecordStorage.width(tag))
                             return tag
                         }
                         return

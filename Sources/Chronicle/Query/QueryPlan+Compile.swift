@@ -37,9 +37,10 @@ extension QueryPlan {
         let op: ComparisonOperator
         let constant: Int64
         /// Where every record of the table holds the property's integer, if
-        /// the schema says it is always one (an `Int`, not optional): a
-        /// scan then reads it there without the record's header (see
-        /// ``RecordView/integer(inSlot:)``).
+        /// the schema says it is always one (an `Int`, not optional) and
+        /// where it is (no optional string or other 16-byte kind before it,
+        /// see ``RecordStorage/fixedOffset(of:in:)``): a scan then reads it
+        /// there without the record's header (see ``RecordView/integer(inSlot:)``).
         let integerSlot: Int?
 
         /// Whether the object `record` passes.
@@ -138,7 +139,7 @@ extension QueryPlan {
         let type = state.schema[table]
         let schema = type.properties[property]
         let slot = schema.type == .int && !schema.isOptional && schema.collection == .none
-            ? RecordStorage.offset(of: property, count: type.properties.count) : nil
+            ? RecordStorage.fixedOffset(of: property, in: type.properties) : nil
         return IntegerComparison(property: property, op: op, constant: constant, integerSlot: slot)
     }
 }

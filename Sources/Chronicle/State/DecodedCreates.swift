@@ -3,8 +3,8 @@
 /// (``CreateValuesReceiver``): what the fold's read-ahead thread makes of
 /// each commit it reads (``StoreState/readCreatingRecords(_:)``).
 ///
-/// Each create's values are decoded straight into its record's slots
-/// (``RecordStorage/decoding(count:_:)``): no array of values is allocated
+/// Each create's values are decoded straight into slots and moved into its
+/// record (``RecordStorage/moving(count:slots:tags:)``): no array of values is allocated
 /// per object, filled, and freed again (which, with the event that held
 /// it, was about a third of the reading thread's work), no value is made
 /// and destroyed on the way for an integer or a string, and the records a
@@ -14,6 +14,11 @@
 struct DecodedCreates: CreateValuesReceiver {
     /// One per `.create` event decoded, in event order.
     private(set) var creates = ContiguousArray<DecodedCreate>()
+
+    /// The value count of the last create decoded and the bytes its
+    /// record's slots took: the size the next record of as many values is
+    /// allocated for.
+    private var previous: (count: Int, slotBytes: Int) = (-1, 0)
 
     /// ``SmallASCIIString/isAvailable``, looked up once (see ``decodeValue(_:intoSlot:smallStrings:)``).
     private let smallStrings = SmallASCIIString.isAvailable
@@ -26,18 +31,27 @@ struct DecodedCreates: CreateValuesReceiver {
         creates.reserveCapacity(creates.count + count)
     }
 
+    /// The values are decoded in place into a record allocated for the
+    /// slots the previous create of as many values took (see
+    /// ``RecordStorage/decoding(count:predictedSlotBytes:_:)``): the
+    /// creates of a commit are mostly of one type, and their values of
+    /// the same kinds.
+    ///
     /// - Complexity: O(`valueCount`), one allocation (the record's).
     mutating func decodeCreate(table: Int, key: ObjectKey, valueCount: Int, before position: Int,
                                from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
         let smallStrings = smallStrings
-        let record = ObjectRecord(storage: try RecordStorage.decoding(count: valueCount) { (slot) throws(BinaryReader.Malformed) in
+        let (storage, slotBytes) = try RecordStorage.decoding(
+            count: valueCount, predictedSlotBytes: valueCount == previous.count ? previous.slotBytes : nil
+        ) { (slot) throws(BinaryReader.Malformed) in
             try Self.decodeValue(&reader, intoSlot: slot, smallStrings: smallStrings)
-        })
-        creates.append(DecodedCreate(record: record, key: key, table: table, before: position))
+        }
+        previous = (valueCount, slotBytes)
+        creates.append(DecodedCreate(record: ObjectRecord(storage: storage), key: key, table: table, before: position))
     }
 
     /// Decodes one value as ``EventCodec/decodeValue(_:depth:)`` does,
-    /// straight into a record's uninitialised 16-byte `slot` (see
+    /// straight into an uninitialised 16-byte `slot` (see
     /// ``RecordStorage``), and returns its kind (``RecordStorage/Tag``).
     ///
     /// An integer or a string, the commonest values, go into the slot with

@@ -1,9 +1,10 @@
 /// The stored values of one object: one per property of its type, in
 /// schema order.
 ///
-/// A record keeps its values in one allocation, 16 bytes each, inline
-/// (a string, `Data`, a UUID or an object identifier included), and shares
-/// it between copies until one of them changes a value (copy on write).
+/// A record keeps its values in one allocation, inline, 8 bytes each (16
+/// for a string, `Data`, a UUID, an object identifier or a collection's
+/// array), and shares it
+/// between copies until one of them changes a value (copy on write).
 public struct ObjectRecord: Hashable {
     var storage: RecordStorage
 
@@ -33,7 +34,9 @@ public struct ObjectRecord: Hashable {
         set { storage = RecordStorage.make(newValue) }
     }
 
-    /// The value of the property at `property`. O(1).
+    /// The value of the property at `property`. O(1) for a type of at most
+    /// twelve properties; setting a value of another width (a string where
+    /// a number or a null was, or the reverse) makes the record anew, O(*n*).
     public subscript(property: Int) -> PersistedValue {
         @inline(__always) get {
             precondition(property >= 0 && property < storage.count, "ObjectRecord: property \(property) out of range")
@@ -41,6 +44,15 @@ public struct ObjectRecord: Hashable {
         }
         set {
             precondition(property >= 0 && property < storage.count, "ObjectRecord: property \(property) out of range")
+            // A value of another slot width moves the slots after it: the
+            // record is made anew (a null then takes 8 bytes, as in any
+            // record made from values).
+            guard RecordStorage.width(storage.tag(of: property)) == RecordStorage.width(RecordStorage.Tag.of(newValue)) else {
+                var values = storage.array()
+                values[property] = newValue
+                storage = RecordStorage.make(values)
+                return
+            }
             if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
             storage.replace(property, with: newValue)
         }

@@ -76,8 +76,9 @@ struct PendingIndexEntries {
     mutating func add(_ key: ObjectKey, table: Int, property: Int, from record: ObjectRecord) {
         // The slot's kind and words read out first, the key made after: made
         // inside the closure, it kept the closure from being inlined.
+        // The second word only of a 16-byte slot: an 8-byte one may end the record.
         let (tag, words) = record.storage.slot(of: property) { slot, tag in
-            (tag, (slot.load(as: UInt64.self), slot.load(fromByteOffset: 8, as: UInt64.self)))
+            (tag, (slot.load(as: UInt64.self), RecordStorage.Tag.isWide(tag) ? slot.load(fromByteOffset: 8, as: UInt64.self) : 0))
         }
         guard let fast = FastKey(tag: tag, words: words, smallASCII: smallASCII) else {
             add(key, table: table, property: property, value: record[property])
