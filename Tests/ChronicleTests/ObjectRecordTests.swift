@@ -173,6 +173,42 @@ struct ObjectRecordTests {
         #expect(shared.values == [.null, .int(7), .string("after")])
     }
 
+    /// The fold decodes a create's values in place into a record sized as
+    /// the previous one of as many values: a prediction too short moves
+    /// the values decoded so far to a larger storage, one too long leaves
+    /// bytes unused; a decode that fails after the move destroys each
+    /// value decoded once.
+    @Test func decodingInPlaceFollowsThePredictionOrMoves() throws {
+        let long = String(repeating: "a string on the heap ", count: 4)
+        let values: [PersistedValue] = [.int(1), .string(long), .string("s"), .int(4), .list([.string(long)])]
+        var index = 0
+        func decode(_ slot: UnsafeMutableRawPointer) -> UInt64 {
+            defer { index += 1 }
+            RecordStorage.initialize(slot, with: values[index])
+            return RecordStorage.Tag.of(values[index])
+        }
+        for predicted in [nil, 8, 16, 40, 64, 80, 200] as [Int?] {
+            index = 0
+            let (storage, bytes) = RecordStorage.decoding(count: values.count, predictedSlotBytes: predicted) { (slot) throws(Never) in
+                decode(slot)
+            }
+            #expect(bytes == 64)
+            let record = ObjectRecord(storage: storage)
+            record._checkInvariants()
+            #expect(Array(record.values) == values)
+        }
+        struct Stop: Error {}
+        for failing in 1..<values.count {
+            index = 0
+            #expect(throws: Stop.self) {
+                _ = try RecordStorage.decoding(count: values.count, predictedSlotBytes: 8) { (slot) throws(Stop) in
+                    if index == failing { throw Stop() }
+                    return decode(slot)
+                }
+            }
+        }
+    }
+
     /// In place (an unmanaged object's values), a null replacing a wide
     /// value keeps the slot's width with a tag of its own: it reads as a
     /// null, counts as one, and a wide value can take the slot back.
