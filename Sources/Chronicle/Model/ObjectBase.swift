@@ -290,12 +290,15 @@ open class ObjectBase: @unchecked Sendable {
                                    _ body: (UnsafePointer<PersistedValue>) -> R) -> R? {
         // Only a live handle with a remembered record has a sequence.
         if liveSnapshotSequence != 0 {
-            let property = liveTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.property(forOrdinal: ordinal) }
+            let (property, fixedSlot) = liveTable.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.propertyAndSlot(forOrdinal: ordinal) }
             if property >= 0, liveStore.unsafelyUnwrapped._withUnsafeGuaranteedRef({ $0.isPublished(liveSnapshotSequence) }) {
                 if liveEncoded == nil {
                     // The handle keeps the record, and the record a value for
-                    // each property of the schema (see `IntegerComparison.accepts`).
-                    return withExtendedLifetime(self) { liveSnapshot.unsafelyUnwrapped.unretained.withSlot(property, slot) }
+                    // each property of the schema (see `IntegerComparison.accepts`),
+                    // at the slot the schema fixes, if it does.
+                    return withExtendedLifetime(self) {
+                        liveSnapshot.unsafelyUnwrapped.unretained.withSlot(property, fixedOffset: fixedSlot, slot)
+                    }
                 }
                 // Decoded here, not through `currentValue`: the property and
                 // the publication are not looked up again, and the value is

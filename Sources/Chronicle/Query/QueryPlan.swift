@@ -348,6 +348,14 @@ struct RecordView {
         storage._withUnsafeGuaranteedRef { $0.slot(of: property, body) }
     }
 
+    /// ``withSlot(_:_:)`` where the slot is at byte offset `fixedOffset`
+    /// in every record of the table (``RecordStorage/fixedOffset(of:in:)``),
+    /// or anywhere if it is −1.
+    @inline(__always)
+    func withSlot<R>(_ property: Int, fixedOffset: Int, _ body: (UnsafeRawPointer, UInt64) -> R) -> R {
+        storage._withUnsafeGuaranteedRef { $0.slot(of: property, fixedOffset: fixedOffset, body) }
+    }
+
     /// The integer at `property` (< ``count``) if it holds one. O(1).
     @inline(__always)
     func integer(at property: Int) -> Int64? { storage._withUnsafeGuaranteedRef { $0.integer(at: property) } }

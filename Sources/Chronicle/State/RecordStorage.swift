@@ -555,6 +555,18 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         return withUnsafeMutablePointerToElements { body(UnsafeRawPointer($0) + offset, tag) }
     }
 
+    /// ``slot(of:_:)`` for a slot at byte offset `fixedOffset`, which the
+    /// schema fixes for every record of the table
+    /// (``fixedOffset(of:in:)``), or anywhere if it is −1: the kinds before
+    /// it need not be counted.
+    @inline(__always)
+    func slot<R>(of property: Int, fixedOffset: Int, _ body: (UnsafeRawPointer, UInt64) -> R) -> R {
+        guard fixedOffset >= 0 else { return slot(of: property, body) }
+        assert(fixedOffset == offset(of: property), "RecordStorage: value \(property) is not where its schema puts it")
+        let tag = property < Self.headerTags ? (word &>> UInt64(truncatingIfNeeded: 16 &+ 4 &* property)) & 0xF : tag(of: property)
+        return withUnsafeMutablePointerToElements { body(UnsafeRawPointer($0) + fixedOffset, tag) }
+    }
+
     /// The integer at `property` if it holds one. O(1), without making a
     /// ``PersistedValue``: the scans' integer comparisons read this.
     @inline(__always)

@@ -15,8 +15,12 @@ final class TableBinding: Sendable {
     unowned let store: Store
     let index: Int
     let metadata: ClassMetadata
-    /// For each ordinal, the journal's property index (−1 for linking objects).
-    private let propertyByOrdinal: [Int]
+    /// For each ordinal, the journal's property index (−1 for linking
+    /// objects) in the low 32 bits, and one more than the byte offset of
+    /// its slot in every record of the table, where the schema fixes it
+    /// (``RecordStorage/fixedOffset(of:in:)``; 0 where it does not), above:
+    /// a read finds both with one load.
+    private let propertyAndSlotByOrdinal: [Int]
     /// How many properties the journal's schema had when this was built; a
     /// migration that appends properties makes the binding stale.
     let schemaPropertyCount: Int
@@ -24,14 +28,20 @@ final class TableBinding: Sendable {
     /// rename or redeclare properties without changing their count.
     let schemaVersion: UInt64
 
-    init(store: Store, index: Int, metadata: ClassMetadata, schemaPropertyCount: Int, schemaVersion: UInt64,
-         propertyByOrdinal: [Int]) {
+    init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema, schemaVersion: UInt64) {
+        let propertyByOrdinal = Self.propertyByOrdinal(metadata, schema)
+        let schemaPropertyCount = schema.properties.count
         self.store = store
         self.schemaVersion = schemaVersion
         self.index = index
         self.metadata = metadata
         self.schemaPropertyCount = schemaPropertyCount
-        self.propertyByOrdinal = propertyByOrdinal
+        propertyAndSlotByOrdinal = propertyByOrdinal.map { property in
+            guard property >= 0, let offset = RecordStorage.fixedOffset(of: property, in: schema.properties) else {
+                return Int(UInt32(truncatingIfNeeded: property))
+            }
+            return Int(UInt32(truncatingIfNeeded: property)) | (offset + 1) << 32
+        }
         mapsOrdinalsInOrder = propertyByOrdinal.count == schemaPropertyCount
             && propertyByOrdinal.enumerated().allSatisfy { $0 == $1 }
         var absent: [String: PersistedValue] = [:]
@@ -55,11 +65,6 @@ final class TableBinding: Sendable {
     /// converted in order, with no default to fill in first.
     let mapsOrdinalsInOrder: Bool
 
-    convenience init(store: Store, index: Int, metadata: ClassMetadata, schema: TypeSchema, schemaVersion: UInt64) {
-        self.init(store: store, index: index, metadata: metadata, schemaPropertyCount: schema.properties.count,
-                  schemaVersion: schemaVersion, propertyByOrdinal: Self.propertyByOrdinal(metadata, schema))
-    }
-
     /// For each ordinal of `metadata`'s class, the index of its property in `schema` (−1 for linking objects).
     static func propertyByOrdinal(_ metadata: ClassMetadata, _ schema: TypeSchema) -> [Int] {
         metadata.properties.map { property in
@@ -68,12 +73,22 @@ final class TableBinding: Sendable {
     }
 
     @inline(__always)
-    func property(forOrdinal ordinal: Int) -> Int { propertyByOrdinal[ordinal] }
+    func property(forOrdinal ordinal: Int) -> Int { Int(Int32(truncatingIfNeeded: propertyAndSlotByOrdinal[ordinal])) }
+
+    /// The journal property index of ordinal `ordinal` (−1 for linking
+    /// objects) and the byte offset of its slot in every record of the
+    /// table, or −1 where the schema does not fix it (see
+    /// ``RecordStorage/fixedOffset(of:in:)``). O(1), one load.
+    @inline(__always)
+    func propertyAndSlot(forOrdinal ordinal: Int) -> (property: Int, slot: Int) {
+        let packed = propertyAndSlotByOrdinal[ordinal]
+        return (Int(Int32(truncatingIfNeeded: packed)), (packed &>> 32) &- 1)
+    }
 
     /// The journal property index of the property named `name`.
     func property(named name: String) -> Int? {
         guard let ordinal = metadata.ordinalByName[name] else { return nil }
-        let index = propertyByOrdinal[ordinal]
+        let index = property(forOrdinal: ordinal)
         return index >= 0 ? index : nil
     }
 }
