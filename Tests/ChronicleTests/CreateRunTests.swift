@@ -253,7 +253,7 @@ struct CreateRunTests {
     }
 
     /// The read-ahead decodes each create's values straight into its
-    /// record's slots (``RecordStorage/moving(count:slots:tags:)``). A value that
+    /// record's slots (``RecordStorage/decoding(count:predictedSlotBytes:_:)``). A value that
     /// does not decode, after values that did (a string on the heap among
     /// them), gives the error the reader gives, and nothing else: the slots
     /// decoded are destroyed once, and the commits before it are folded.

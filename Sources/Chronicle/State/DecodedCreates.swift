@@ -3,8 +3,8 @@
 /// (``CreateValuesReceiver``): what the fold's read-ahead thread makes of
 /// each commit it reads (``StoreState/readCreatingRecords(_:)``).
 ///
-/// Each create's values are decoded straight into slots and moved into its
-/// record (``RecordStorage/moving(count:slots:tags:)``): no array of values is allocated
+/// Each create's values are decoded straight into its record's slots
+/// (``RecordStorage/decoding(count:predictedSlotBytes:_:)``): no array of values is allocated
 /// per object, filled, and freed again (which, with the event that held
 /// it, was about a third of the reading thread's work), no value is made
 /// and destroyed on the way for an integer or a string, and the records a

@@ -284,19 +284,13 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         return (storage, offset)
     }
 
-    /// The bytes a staging area for `count` values takes (see
-    /// ``moving(count:slots:tags:)``): a 16-byte slot and an 8-byte tag
-    /// each.
-    @inline(__always)
-    static func stagingByteCount(_ count: Int) -> Int { 24 &* max(count, 1) }
-
     /// Storage for the `count` values in `slots`, 16 bytes each whatever
     /// their kinds `tags`, moved into it bit for bit (the slots are left
-    /// uninitialised): how a record is made from values decoded or set one
-    /// after another before their kinds, and so their slots' places and
-    /// the allocation's size, are known — a `.create` event's values in the
-    /// fold (``DecodedCreates``), an unmanaged object's (``UnmanagedValues``).
-    /// No ``PersistedValue`` is made, copied and destroyed on the way.
+    /// uninitialised): how a record is made from values set one after
+    /// another before their kinds, and so their slots' places and the
+    /// allocation's size, are known — an unmanaged object's, registered by
+    /// its wrappers (``UnmanagedValues``). No ``PersistedValue`` is made,
+    /// copied and destroyed on the way.
     ///
     /// - Complexity: O(`count`); one allocation.
     @inline(__always)
@@ -330,13 +324,6 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
             }
         }
         return storage
-    }
-
-    /// Destroys the `count` values staged in `slots` with kinds `tags`
-    /// (see ``moving(count:slots:tags:)``): what a decode that fails part
-    /// way does with the values it decoded.
-    static func destroyStaged(count: Int, slots: UnsafeMutableRawPointer, tags: UnsafePointer<UInt64>) {
-        for index in 0..<count { deinitialize(slots + 16 &* index, tag: tags[index]) }
     }
 
     /// A storage of the same values, for a copy about to change one. O(*n*),
