@@ -73,6 +73,11 @@ struct EncodedIterationTests {
         for ((key, record), block) in zip(folded, blocks) {
             for property in record.values.indices {
                 #expect(block.value(forKey: key.rawValue, property: property) == record.values[property], "key \(key), property \(property)")
+                // As where the file would end right after the object: no word
+                // load past its bytes (a short string copied, an integer byte
+                // by byte).
+                #expect(block.value(forKey: key.rawValue, property: property, loadingPastTheObject: false) == record.values[property],
+                        "key \(key), property \(property), loading nothing past the object")
             }
         }
         #expect(blocks.first?.value(forKey: 5, property: 0) == nil, "a deleted object is in no block")
@@ -287,6 +292,36 @@ struct EncodedIterationTests {
                 }
             }
         }
+        #expect(store.objects(Measured.self).map { "\($0.id) \($0.amount) \($0.tail)" } == expected)
+        #expect(!table.isBuilt)
+    }
+
+    /// Primary keys of every varint length, each side of every length's
+    /// bounds: a block's objects are found by stepping over each one's key,
+    /// primary key and length (three bytes at most from one load, longer
+    /// ones through the reader), and every object is found, in key order,
+    /// with its values.
+    @Test func primaryKeysOfEveryLengthIterateAsWritten() throws {
+        var identifiers: Set<Int> = [0, .min, .max]
+        for shift in 0..<63 {
+            let power = 1 << shift
+            identifiers.formUnion([power, power - 1, -power, -power + 1])
+        }
+        var expected: [String] = []
+        let (store, table) = try Lazy.reopenedLazily(try Lazy.lazyConfiguration(), table: "Measured") { store in
+            try store.write {
+                for (index, id) in identifiers.sorted().enumerated() {
+                    let measured = Measured()
+                    (measured.id, measured.amount, measured.tail) = (id, index, index % 2 == 0 ? "even" : "")
+                    store.add(measured)
+                    expected.append("\(id) \(index) \(measured.tail)")
+                }
+            }
+        }
+        // The scan itself reads every block to its end, handing nothing over.
+        let (keys, _, handover) = Self.steps(table)
+        #expect(handover == nil)
+        #expect(keys.count == identifiers.count)
         #expect(store.objects(Measured.self).map { "\($0.id) \($0.amount) \($0.tail)" } == expected)
         #expect(!table.isBuilt)
     }

@@ -179,7 +179,6 @@ final class CheckpointTable: EncodedTable {
 
     func encodedBlock(from start: Int64) -> EncodedRun {
         guard readsFromFile else { return .unavailable }
-        let base = file.bytes.baseAddress.unsafelyUnwrapped
         do throws(Damage) {
             var block = try lastBlock(startingAtOrBelow: start, byPrimaryKey: false) ?? 0
             while block < layout.blockCount {
@@ -187,18 +186,8 @@ final class CheckpointTable: EncodedTable {
                 // keys); each value is checked when a read decodes it
                 // (``value(in:property:)``).
                 let entry = try entry(block)
-                var objects = try objectsOfBlock(block, entry)
-                var kept: [EncodedBlock.Entry] = []
-                kept.reserveCapacity(entry.objects)
-                var previous: Int64?
-                while let object = try next(&objects, primaryKeys: false) {
-                    let inOrder = if let previous { object.key > previous } else { object.key == entry.firstKey }
-                    guard inOrder, object.key >= 0, object.key < layout.nextKey else { throw Damage() }
-                    previous = object.key
-                    guard object.key >= start else { continue }
-                    kept.append(EncodedBlock.Entry(key: object.key, start: (object.values.baseAddress ?? base) - base,
-                                                    count: object.values.count))
-                }
+                try checkChecksum(of: block, entry)
+                let kept = try places(ofObjectsIn: entry, from: start)
                 block += 1
                 guard !kept.isEmpty else { continue }
                 decoded.add(kept.count, ordering: .relaxed)
@@ -208,6 +197,66 @@ final class CheckpointTable: EncodedTable {
         } catch {
             return .unavailable
         }
+    }
+
+    /// Where the values of each object of a block (`entry`, its checksum
+    /// checked) whose key is at least `start` are in the file, its keys
+    /// checked: the first the entry's, each above the one before, all
+    /// below the table's next key; the objects as many as the entry says,
+    /// their bytes the block's exactly.
+    ///
+    /// On the raw bytes: an iteration over a table in its checkpoint file
+    /// does this once per object, and through ``BinaryReader`` it was a
+    /// large part of making a handle. A varint of up to three bytes (keys
+    /// below two million, lengths, small primary keys) comes from one
+    /// load while eight bytes of the file follow it; any other through the
+    /// reader.
+    ///
+    /// - Complexity: O(objects in the block).
+    private func places(ofObjectsIn entry: CheckpointLayout.Block, from start: Int64) throws(Damage) -> [EncodedBlock.Entry] {
+        let file = file.bytes
+        let base = file.baseAddress.unsafelyUnwrapped
+        let end = entry.offset + entry.length
+        // Where a word may be loaded from: eight bytes before the file's end.
+        let wordLimit = file.count - 8
+        var offset = entry.offset
+        /// The varint at `offset`, which must end before the block does.
+        func varint() throws(Damage) -> UInt64 {
+            if offset <= wordLimit {
+                let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
+                let read = word & 0x80 == 0 ? (word & 0x7F, length: 1) : BinaryReader.twoOrThreeByteVarint(word)
+                if let (value, length) = read, length <= end - offset {
+                    offset += length
+                    return value
+                }
+            }
+            var reader = BinaryReader(UnsafeRawBufferPointer(start: base, count: end), offset: offset)
+            do {
+                let value = try reader.varint()
+                offset = reader.offset
+                return value
+            } catch {
+                throw Damage()
+            }
+        }
+        var kept: [EncodedBlock.Entry] = []
+        kept.reserveCapacity(entry.objects)
+        var previous = entry.firstKey &- 1
+        let hasPrimaryKeyField = layout.hasPrimaryKeyField, nextKey = layout.nextKey
+        for index in 0..<entry.objects {
+            let raw = try varint()
+            let key = Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
+            guard index == 0 ? key == entry.firstKey : key > previous, key >= 0, key < nextKey else { throw Damage() }
+            previous = key
+            if hasPrimaryKeyField { _ = try varint() }
+            let length = try varint()
+            guard length <= UInt64(end - offset) else { throw Damage() }
+            let count = Int(length)
+            if key >= start { kept.append(EncodedBlock.Entry(key: key, start: offset, count: count)) }
+            offset += count
+        }
+        guard offset == end else { throw Damage() }
+        return kept
     }
 
     /// The value of property `index` of an object whose values are
@@ -290,17 +339,31 @@ final class CheckpointTable: EncodedTable {
     ///   O(values stepped over).
     @inline(__always)
     func read(in bytes: UnsafeRawBufferPointer, property index: Int, cursor: inout EncodedCursor) -> EncodedRead {
+        read(in: bytes, readable: bytes.count, property: index, cursor: &cursor)
+    }
+
+    /// ``read(in:property:cursor:)`` where the `readable` bytes from the
+    /// start of `bytes` (at least `bytes.count`; an ``EncodedBlock``'s
+    /// object lies in its mapped file, whose bytes go on past it) may be
+    /// loaded: a short value at the object's end is then read with a word
+    /// load, the bytes past the object masked off, where it would be read
+    /// byte by byte or copied. Nothing past `bytes.count` is ever taken as
+    /// the value's.
+    @inline(__always)
+    func read(in bytes: UnsafeRawBufferPointer, readable: Int, property index: Int, cursor: inout EncodedCursor) -> EncodedRead {
         // The property after the last one read, the usual case: no call.
         let (offset, stepped) = cursor.property == index ? (cursor.offset, index)
             : stepOverPlainValues(in: bytes, before: index, from: cursor.property < index ? cursor : .start)
         if stepped == index {
-            if let (integer, end) = plainInteger(in: bytes, at: offset, property: index) {
+            if let (integer, end) = plainInteger(in: bytes, readable: readable, at: offset, property: index) {
                 cursor = EncodedCursor(property: index + 1, offset: end)
                 return .slot(tag: RecordStorage.Tag.int, words: (UInt64(bitPattern: integer), 0))
             }
-            if let (string, end) = plainSmallString(in: bytes, at: offset, property: index) {
+            // The string's words go as they are: no `String` is made (and
+            // retained and released) before the caller's.
+            if let (words, end) = plainSmallString(in: bytes, readable: readable, at: offset, property: index) {
                 cursor = EncodedCursor(property: index + 1, offset: end)
-                return .slot(tag: RecordStorage.Tag.string, words: unsafeBitCast(string, to: (UInt64, UInt64).self))
+                return .slot(tag: RecordStorage.Tag.string, words: words)
             }
         }
         cursor = EncodedCursor(property: stepped, offset: offset)
@@ -376,17 +439,20 @@ final class CheckpointTable: EncodedTable {
     /// otherwise, or if its varint is malformed, for the checked reader to
     /// answer.
     @inline(__always)
-    private func plainInteger(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> (Int64, end: Int)? {
+    private func plainInteger(in bytes: UnsafeRawBufferPointer, readable: Int, at offset: Int, property index: Int) -> (Int64, end: Int)? {
         guard let base = bytes.baseAddress, offset < bytes.count,
               base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.intTag,
               slots[index].isPlain, slots[index].takesIntegers else { return nil }
         var next = offset + 1
         // Up to three bytes (identifiers, scores, counts) from one load,
-        // when eight bytes of the object's follow the tag.
-        if bytes.count - next >= 8 {
+        // when eight bytes may be loaded after the tag; the varint must end
+        // within the object's bytes.
+        if readable - next >= 8 {
             let word = UInt64(littleEndian: (base + next).loadUnaligned(as: UInt64.self))
             let read = word & 0x80 == 0 ? (word & 0x7F, length: 1) : BinaryReader.twoOrThreeByteVarint(word)
-            if let (raw, length) = read { return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + length) }
+            if let (raw, length) = read, length <= bytes.count - next {
+                return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + length)
+            }
         }
         var raw: UInt64 = 0, shift: UInt64 = 0
         let limit = min(bytes.count, next + 10)
@@ -403,31 +469,29 @@ final class CheckpointTable: EncodedTable {
         return nil
     }
 
-    /// The string at `offset` of `bytes`, made straight from its bytes, if
-    /// it is one (its tag), property `index` takes strings, and it is at
-    /// most ``SmallASCIIString/capacity`` ASCII bytes (valid UTF-8 as they
-    /// are; most names and titles): what the checked reader would return,
+    /// The words of the string at `offset` of `bytes`, as a small string
+    /// holds them (see ``SmallASCIIString``), if it is one (its tag),
+    /// property `index` takes strings, and it is at most
+    /// ``SmallASCIIString/capacity`` ASCII bytes (valid UTF-8 as they are;
+    /// most names and titles): what the checked reader would return,
     /// without its varint, bounds and UTF-8 steps. `nil` otherwise, for
     /// the checked reader to answer.
     @inline(__always)
-    private func plainSmallString(in bytes: UnsafeRawBufferPointer, at offset: Int, property index: Int) -> (String, end: Int)? {
-        guard let base = bytes.baseAddress, bytes.count - offset >= 2,
+    private func plainSmallString(in bytes: UnsafeRawBufferPointer, readable: Int, at offset: Int,
+                                  property index: Int) -> ((UInt64, UInt64), end: Int)? {
+        guard smallStrings, let base = bytes.baseAddress, bytes.count - offset >= 2,
               base.load(fromByteOffset: offset, as: UInt8.self) == CheckpointFile.stringTag,
               slots[index].isPlain, slots[index].takesStrings else { return nil }
         // A length this short is one varint byte (below 0x80).
         let length = Int(base.load(fromByteOffset: offset + 1, as: UInt8.self))
         guard length <= SmallASCIIString.capacity, length <= bytes.count - offset - 2 else { return nil }
         let start = offset + 2
-        // Two loads when 16 bytes of the object's follow, else a copy.
-        #if _pointerBitWidth(_64)
-        if smallStrings, bytes.count - start >= 16 {
-            guard let words = SmallASCIIString.words(count: length, at: base + start) else { return nil }
-            return (unsafeBitCast(words, to: String.self), start + length)
-        }
-        #endif
-        guard let string = SmallASCIIString.make(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length])
-            .bindMemory(to: UInt8.self)) else { return nil }
-        return (string, start + length)
+        // Two loads when 16 bytes may be loaded (the bytes past the
+        // string are masked off), else a copy.
+        let words = readable - start >= 16 ? SmallASCIIString.words(count: length, at: base + start)
+            : SmallASCIIString.words(copying: UnsafeRawBufferPointer(start: base + start, count: length))
+        guard let words else { return nil }
+        return (words, start + length)
     }
 
     /// Whether `value` fits property `index` of the table, as the restore
@@ -511,13 +575,19 @@ final class CheckpointTable: EncodedTable {
     }
 
     private func objectsOfBlock(_ block: Int, _ entry: CheckpointLayout.Block) throws(Damage) -> CheckpointBlockReader {
+        try checkChecksum(of: block, entry)
         let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[entry.offset..<(entry.offset + entry.length)])
+        return CheckpointBlockReader(bytes, objects: entry.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
+    }
+
+    /// Checks block `block`'s checksum against its entry (once per block).
+    private func checkChecksum(of block: Int, _ entry: CheckpointLayout.Block) throws(Damage) {
         let word = block / 64, bit = UInt64(1) << UInt64(block % 64)
         if checked.withLock({ $0.blocks[word] & bit }) == 0 {
+            let bytes = UnsafeRawBufferPointer(rebasing: file.bytes[entry.offset..<(entry.offset + entry.length)])
             guard CRC32C.checksum(bytes) == entry.checksum else { throw Damage() }
             checked.withLock { $0.blocks[word] |= bit }
         }
-        return CheckpointBlockReader(bytes, objects: entry.objects, hasPrimaryKeyField: layout.hasPrimaryKeyField)
     }
 
     private func next(_ objects: inout CheckpointBlockReader, primaryKeys: Bool = true) throws(Damage)

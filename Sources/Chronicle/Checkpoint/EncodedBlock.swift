@@ -42,8 +42,13 @@ final class EncodedBlock: Sendable {
     /// The value of `property` (an index in the table's schema) of object
     /// `key`; `nil` if the block does not hold the object or the value does
     /// not decode or fit the property.
-    func value(forKey key: Int64, property: Int) -> PersistedValue? {
-        read(forKey: key, property: property).value
+    ///
+    /// With `loadingPastTheObject` `false` (for tests), the read loads no
+    /// byte past the object's, as it must where the file ends right after
+    /// them.
+    func value(forKey key: Int64, property: Int, loadingPastTheObject: Bool = true) -> PersistedValue? {
+        var cursor = CheckpointTable.EncodedCursor.start
+        return read(forKey: key, property: property, cursor: &cursor, loadingPastTheObject: loadingPastTheObject).value
     }
 
     /// ``value(forKey:property:)`` as ``CheckpointTable/read(in:property:)``
@@ -61,21 +66,37 @@ final class EncodedBlock: Sendable {
     /// been made by reads of this object in this block.
     @inline(__always)
     func read(forKey key: Int64, property: Int, cursor: inout CheckpointTable.EncodedCursor) -> CheckpointTable.EncodedRead {
+        read(forKey: key, property: property, cursor: &cursor, loadingPastTheObject: true)
+    }
+
+    @inline(__always)
+    private func read(forKey key: Int64, property: Int, cursor: inout CheckpointTable.EncodedCursor,
+                      loadingPastTheObject: Bool) -> CheckpointTable.EncodedRead {
         // Once the table is built (damage found, perhaps in this block),
         // reads answer from it.
         guard !table.isBuilt, let position = position(of: key) else { return .unreadable }
         let object = objects[position]
-        // The block's reader checked that the object's bytes are in the file.
-        let bytes = UnsafeRawBufferPointer(start: file.bytes.baseAddress.unsafelyUnwrapped + object.start, count: object.count)
-        return table.read(in: bytes, property: property, cursor: &cursor)
+        // The block's reader checked that the object's bytes are in the
+        // file; the file's bytes after them may be loaded too (and masked).
+        let file = file.bytes
+        let bytes = UnsafeRawBufferPointer(start: file.baseAddress.unsafelyUnwrapped + object.start, count: object.count)
+        return table.read(in: bytes, readable: loadingPastTheObject ? file.count - object.start : object.count,
+                          property: property, cursor: &cursor)
     }
 
     /// Where object `key` is in ``objects``.
+    @inline(__always)
     private func position(of key: Int64) -> Int? {
         // Keys counted up without gaps (nothing deleted) are where their
         // distance from the first puts them: no search.
         let guess = Int(truncatingIfNeeded: key &- objects[0].key)
         if guess >= 0, guess < objects.count, objects[guess].key == key { return guess }
+        return search(for: key)
+    }
+
+    /// ``position(of:)`` where keys have gaps: a binary search.
+    @inline(never)
+    private func search(for key: Int64) -> Int? {
         var low = 0, high = objects.count
         while low < high {
             let middle = (low + high) / 2

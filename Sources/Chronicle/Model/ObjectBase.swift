@@ -313,7 +313,7 @@ open class ObjectBase: @unchecked Sendable {
                     block._withUnsafeGuaranteedRef { $0.read(forKey: key, property: property, cursor: &cursor) }
                 }
                 liveCursor.store(cursor.word, ordering: .relaxed)
-                switch read {
+                switch consume read {
                 case .slot(let tag, var words):
                     return withUnsafeBytes(of: &words) { slot($0.baseAddress.unsafelyUnwrapped, tag) }
                 case .value(var value):

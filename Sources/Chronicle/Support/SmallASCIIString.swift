@@ -77,6 +77,15 @@ enum SmallASCIIString {
         return finished((low, high), count: count)
     }
 
+    /// The two words of the small string holding `bytes` (see
+    /// ``words(count:at:)``), copied: for bytes that may not be followed by
+    /// sixteen readable ones. Only where ``isAvailable``: the caller checks,
+    /// once.
+    @inline(__always)
+    static func words(copying bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
+        layOut(bytes.bindMemory(to: UInt8.self))
+    }
+
     /// `bytes`, the first `count` of them the string's and the rest zeros,
     /// as a small string's words: `nil` unless all ASCII.
     @inline(__always)
