@@ -9,6 +9,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe one DIR [COUNT]    # open it with the checkpoint, read one player
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
 ///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
+///     ChronicleBenchmarks --probe foldall DIR        # open without the checkpoint file (fold the journal), read every score
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
@@ -154,6 +155,11 @@ enum OpenProbe {
             }
         case "all":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+            var sum = 0
+            for player in store.objects(Player.self) { sum &+= player.score }
+            blackHole(sum)
+        case "foldall":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
             var sum = 0
             for player in store.objects(Player.self) { sum &+= player.score }
             blackHole(sum)
