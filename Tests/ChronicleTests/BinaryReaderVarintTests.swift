@@ -37,6 +37,36 @@ struct BinaryReaderVarintTests {
         }
     }
 
+    static func readSigned(_ bytes: [UInt8], inline: Bool) -> Result<(Int64, Int), BinaryReader.Malformed> {
+        bytes.withUnsafeBytes { raw in
+            var r = BinaryReader(raw)
+            do throws(BinaryReader.Malformed) {
+                let value = inline ? try r.signedInline() : try r.signed()
+                return .success((value, r.offset))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
+    /// `signedInline()`, which decodes up to three bytes itself, reads
+    /// every signed value as `signed()` does, wherever it ends.
+    @Test(arguments: values)
+    func aSignedVarintReadsTheSameInlineAndCalled(value: UInt64) throws {
+        for signed in [Int64(bitPattern: value), -Int64(bitPattern: value >> 1), Int64(bitPattern: value >> 1)] {
+            var w = BinaryWriter()
+            w.signed(signed)
+            let encoded = w.bytes
+            for padding in [0, 1, 7, 8, 9, 10, 16] {
+                let bytes = encoded + [UInt8](repeating: 0xFF, count: padding)
+                let (inline, inlineEnd) = try Self.readSigned(bytes, inline: true).get()
+                let (called, calledEnd) = try Self.readSigned(bytes, inline: false).get()
+                #expect(inline == signed && called == signed, "\(signed), padding \(padding)")
+                #expect(inlineEnd == encoded.count && calledEnd == encoded.count, "\(signed), padding \(padding)")
+            }
+        }
+    }
+
     @Test func overlongAndOverflowingVarintsFailWhereverTheyAre() {
         let overflowing = [UInt8](repeating: 0xFF, count: 9) + [0x02]
         let overlong = [UInt8](repeating: 0x80, count: 10) + [0x00]
@@ -46,6 +76,12 @@ struct BinaryReaderVarintTests {
                     Issue.record("\(bytes) + \(padding) bytes read as a varint")
                     continue
                 }
+            }
+        }
+        for bytes in [[UInt8](repeating: 0xFF, count: 9) + [0x02] + [UInt8](repeating: 0, count: 12), [0x80, 0x80]] {
+            guard case .failure = Self.readSigned(bytes, inline: true) else {
+                Issue.record("\(bytes) read as a signed varint inline")
+                continue
             }
         }
         guard case .failure = Self.read([0x80, 0x80]) else {

@@ -67,7 +67,7 @@ struct DecodedCreates: CreateValuesReceiver {
         switch r.peek() {
         case EventCodec.intTag?:
             r.skipPeekedByte()
-            slot.storeBytes(of: try r.signed(), as: Int64.self)
+            slot.storeBytes(of: try r.signedInline(), as: Int64.self)
             return RecordStorage.Tag.int
         case EventCodec.stringTag?:
             r.skipPeekedByte()
