@@ -208,7 +208,7 @@ final class CheckpointTable: EncodedTable {
     /// On the raw bytes: an iteration over a table in its checkpoint file
     /// does this once per object, and through ``BinaryReader`` it was a
     /// large part of making a handle. A varint of up to three bytes (keys
-    /// below two million, lengths, small primary keys) comes from one
+    /// and primary keys below a million, zigzag-encoded; lengths) comes from one
     /// load while eight bytes of the file follow it; any other through the
     /// reader.
     ///
