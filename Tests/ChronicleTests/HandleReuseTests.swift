@@ -204,6 +204,41 @@ struct HandleReuseTests {
         #expect(scores == expected)
     }
 
+    /// An iteration over a folded table walks its objects trie a leaf of
+    /// 64 keys at a time (``ObjectLeafScan``): keys deleted within a leaf,
+    /// whole leaves emptied, the first and last keys gone, and a table left
+    /// empty all iterate as the objects are, kept elements keep reading
+    /// their own objects, and let-go ones are reused.
+    @Test func anIterationOfAFoldedTableWalksPastGapsAndEmptiedLeaves() throws {
+        let store = try Self.tallies(1_000)
+        let deleted = Set(0..<1).union(64..<192).union(stride(from: 5, to: 1_000, by: 3)).union(990..<1_000)
+        try store.write {
+            for id in deleted.sorted() { store.delete(store.object(ofType: Tally.self, forPrimaryKey: id)!) }
+        }
+        let left = (0..<1_000).filter { !deleted.contains($0) }
+        var rows: [String] = []
+        var kept: [Tally] = []
+        let made = Self.made {
+            for tally in store.objects(Tally.self) {
+                rows.append("\(tally.id) \(tally.name) \(tally.score)")
+                if tally.id % 97 == 0 { kept.append(tally) }
+            }
+        }
+        #expect(rows == left.map { "\($0) t\(1_000 - $0) \($0 % 10)" })
+        #expect(kept.map(\.id) == left.filter { $0 % 97 == 0 })
+        #expect(kept.map(\.score) == kept.map { $0.id % 10 })
+        // One handle for the let-go elements, one per kept one (and the
+        // one after each kept element is made anew).
+        #expect(made <= 1 + 2 * kept.count)
+
+        try store.write {
+            for id in left { store.delete(store.object(ofType: Tally.self, forPrimaryKey: id)!) }
+        }
+        var after = 0
+        for _ in store.objects(Tally.self) { after += 1 }
+        #expect(after == 0)
+    }
+
     /// Iterating a table still in its checkpoint file reuses the handle
     /// too, moving it from block to block.
     @Test func anEncodedIterationReusesItsHandleAcrossBlocks() throws {

@@ -37,6 +37,10 @@ extension Results {
         /// file: the walk over its blocks, whose handles decode only the
         /// values read (see ``EncodedScan``).
         private var encoded: EncodedScan?
+        /// While iterating every object of a folded table of a published
+        /// state: the walk over its objects trie, whose records go to the
+        /// handles straight from their leaves (see ``ObjectLeafScan``).
+        private var leaves: ObjectLeafScan?
         /// The element yielded last, when elements may be reused: if the
         /// caller let go of it, the next element is that one moved (see
         /// ``liveElement(key:snapshot:encoded:)``).
@@ -67,9 +71,12 @@ extension Results {
             // its state instead); only an unfiltered, unsorted iteration
             // yields every object in key order.
             if let table, sequence != 0, results.frozen == nil, query.selectsEveryObject, query.sort.isEmpty,
-               state.tables.indices.contains(table.index),
-               let deferred = state.tables[table.index].deferred {
-                encoded = EncodedScan(deferred)
+               state.tables.indices.contains(table.index) {
+                if let deferred = state.tables[table.index].deferred {
+                    encoded = EncodedScan(deferred)
+                } else {
+                    leaves = ObjectLeafScan(state.tables[table.index].objects)
+                }
             }
         }
 
@@ -78,6 +85,10 @@ extension Results {
             // `state` is bound only where it is used: binding it here
             // retained and released its three buffers on every element.
             guard let unretainedTable else { return nil }
+            if leaves != nil {
+                guard let (key, record) = leaves!.next() else { return nil }
+                return liveElement(key: key, snapshot: record.pointee, encoded: nil)
+            }
             if encoded != nil {
                 switch encoded!.next() {
                 case .object(let key, let block):
