@@ -10,6 +10,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
 ///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
 ///     ChronicleBenchmarks --probe foldall DIR        # open without the checkpoint file (fold the journal), read every score
+///     ChronicleBenchmarks --probe iterate DIR [COUNT] # a fresh store of COUNT players (default 100k); iterate them reading the name, 20 times, then as projections, 20 times
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
@@ -57,6 +58,13 @@ enum OpenProbe {
             let inserting = ContinuousClock.now
             try ChronicleSide.insert(data[...], into: store)
             print("insert", ContinuousClock.now - inserting)
+        case "iterate":
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let store = try ChronicleSide.open(journal, durability: .none)
+            try ChronicleSide.seed(PlayerData.generate(arguments.count > 2 ? count : 100_000), into: store)
+            IterationProbe.base(store)
+            IterationProbe.projected(store)
         case "scan":
             try? FileManager.default.removeItem(at: directory)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -186,3 +194,24 @@ final class Badge: Object {
     }
 }
 extension Badge: @unchecked Sendable {}
+
+/// `--probe iterate`'s two loops, apart so that a profile tells them apart.
+enum IterationProbe {
+    @inline(never)
+    static func base(_ store: Store) {
+        for _ in 0..<20 {
+            var sum = 0
+            for player in store.objects(Player.self) { sum &+= player.name.utf8.count }
+            blackHole(sum)
+        }
+    }
+
+    @inline(never)
+    static func projected(_ store: Store) {
+        for _ in 0..<20 {
+            var sum = 0
+            for card in store.objects(PlayerCard.self) { sum &+= card.displayName.utf8.count }
+            blackHole(sum)
+        }
+    }
+}
