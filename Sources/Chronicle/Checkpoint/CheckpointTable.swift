@@ -224,8 +224,7 @@ final class CheckpointTable: EncodedTable {
         func varint() throws(Damage) -> UInt64 {
             if offset <= wordLimit {
                 let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
-                let read = word & 0x80 == 0 ? (word & 0x7F, length: 1) : BinaryReader.twoOrThreeByteVarint(word)
-                if let (value, length) = read, length <= end - offset {
+                if let (value, length) = BinaryReader.oneToThreeByteVarint(word), length <= end - offset {
                     offset += length
                     return value
                 }
@@ -301,7 +300,7 @@ final class CheckpointTable: EncodedTable {
     @inline(__always)
     func read(in bytes: UnsafeRawBufferPointer, property index: Int) -> EncodedRead {
         var cursor = EncodedCursor.start
-        return read(in: bytes, property: index, cursor: &cursor)
+        return read(in: bytes, readable: bytes.count, property: index, cursor: &cursor)
     }
 
     /// Where reads of one object's bytes have got to: the value of
@@ -335,20 +334,15 @@ final class CheckpointTable: EncodedTable {
     /// ``EncodedCursor/start``): the values it steps over were checked
     /// then.
     ///
+    /// The `readable` bytes from the start of `bytes` (at least
+    /// `bytes.count`; an ``EncodedBlock``'s object lies in its mapped file,
+    /// whose bytes go on past it) may be loaded: a short value at the
+    /// object's end is then read with a word load, the bytes past the
+    /// object masked off, where it would be read byte by byte or copied.
+    /// Nothing past `bytes.count` is ever taken as the value's.
+    ///
     /// - Complexity: O(1) for the property after the last one read; else
     ///   O(values stepped over).
-    @inline(__always)
-    func read(in bytes: UnsafeRawBufferPointer, property index: Int, cursor: inout EncodedCursor) -> EncodedRead {
-        read(in: bytes, readable: bytes.count, property: index, cursor: &cursor)
-    }
-
-    /// ``read(in:property:cursor:)`` where the `readable` bytes from the
-    /// start of `bytes` (at least `bytes.count`; an ``EncodedBlock``'s
-    /// object lies in its mapped file, whose bytes go on past it) may be
-    /// loaded: a short value at the object's end is then read with a word
-    /// load, the bytes past the object masked off, where it would be read
-    /// byte by byte or copied. Nothing past `bytes.count` is ever taken as
-    /// the value's.
     @inline(__always)
     func read(in bytes: UnsafeRawBufferPointer, readable: Int, property index: Int, cursor: inout EncodedCursor) -> EncodedRead {
         // The property after the last one read, the usual case: no call.
@@ -449,8 +443,7 @@ final class CheckpointTable: EncodedTable {
         // within the object's bytes.
         if readable - next >= 8 {
             let word = UInt64(littleEndian: (base + next).loadUnaligned(as: UInt64.self))
-            let read = word & 0x80 == 0 ? (word & 0x7F, length: 1) : BinaryReader.twoOrThreeByteVarint(word)
-            if let (raw, length) = read, length <= bytes.count - next {
+            if let (raw, length) = BinaryReader.oneToThreeByteVarint(word), length <= bytes.count - next {
                 return (Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1))), next + length)
             }
         }

@@ -62,7 +62,7 @@ final class EncodedBlock: Sendable {
 
     /// ``read(forKey:property:)`` from where `cursor` says the reads of
     /// object `key` got to, moving it on (see
-    /// ``CheckpointTable/read(in:property:cursor:)``); `cursor` must have
+    /// ``CheckpointTable/read(in:readable:property:cursor:)``); `cursor` must have
     /// been made by reads of this object in this block.
     @inline(__always)
     func read(forKey key: Int64, property: Int, cursor: inout CheckpointTable.EncodedCursor) -> CheckpointTable.EncodedRead {

@@ -91,6 +91,15 @@ struct BinaryReader {
     }
 
     /// The varint that `word`'s low bytes start with (little-endian), and
+    /// its length, if it is one to three bytes long; `nil` otherwise: what
+    /// a caller that may load a word where the varint starts reads without
+    /// a loop. O(1).
+    @inline(__always)
+    static func oneToThreeByteVarint(_ word: UInt64) -> (UInt64, length: Int)? {
+        word & 0x80 == 0 ? (word & 0x7F, 1) : twoOrThreeByteVarint(word)
+    }
+
+    /// The varint that `word`'s low bytes start with (little-endian), and
     /// its length, if it is two or three bytes long; `nil` otherwise. Its
     /// first byte must have its continuation bit (a one-byte varint is
     /// read without this). O(1): masks and shifts, no loop.
@@ -178,11 +187,7 @@ struct BinaryReader {
     mutating func signedInline() throws(Malformed) -> Int64 {
         let raw: UInt64
         if buffer.count - offset >= 10, let base = buffer.baseAddress {
-            let word = UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
-            if word & 0x80 == 0 {
-                offset += 1
-                raw = word & 0x7F
-            } else if let (value, length) = Self.twoOrThreeByteVarint(word) {
+            if let (value, length) = Self.oneToThreeByteVarint(UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))) {
                 offset += length
                 raw = value
             } else {
