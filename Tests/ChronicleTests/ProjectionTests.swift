@@ -209,10 +209,10 @@ extension AnnotatedCard: @unchecked Sendable {}
 @Suite("Projections: direct reads")
 struct ProjectedReaderTests {
     @Test func passthroughsOfOwnPropertiesHaveADirectReadAndTransformationsDoNot() {
-        #expect(ProjectedReader.read(\Tally.name) != nil)
-        #expect(ProjectedReader.read(\Annotated.remark) != nil)
-        #expect(ProjectedReader.read(\Annotated.note.count) == nil)
-        #expect(ProjectedReader.read(\Person.address?.city) == nil)
+        #expect(ProjectedReader.ordinal(of: \Tally.name) != nil)
+        #expect(ProjectedReader.ordinal(of: \Annotated.remark) != nil)
+        #expect(ProjectedReader.ordinal(of: \Annotated.note.count) == nil)
+        #expect(ProjectedReader.ordinal(of: \Person.address?.city) == nil)
     }
 
     @Test func directReadsAnswerAsTheKeyPathDoes() throws {

@@ -14,22 +14,38 @@
 @propertyWrapper
 public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable {
     // Safety: a key path is an immutable value; it is only applied, never
-    // changed. The direct read is an immutable `@Sendable` closure.
+    // changed.
     @usableFromInline let keyPath: KeyPath<Root, Value>
-    /// The key path's direct read, when it passes a persisted property
-    /// through (see ``ProjectedReader``).
-    @usableFromInline let directRead: (@Sendable (Root) -> Value?)?
+    /// The ordinal of the persisted property of `Root` that `keyPath`
+    /// passes through unchanged (`\Player.name`), or `-1` (see
+    /// ``ProjectedReader``).
+    @usableFromInline let directOrdinal: Int
 
     /// Projects the value `keyPath` reads from the base object.
     public init(_ keyPath: KeyPath<Root, Value>) {
         self.keyPath = keyPath
-        directRead = ProjectedReader.read(keyPath)
+        directOrdinal = ProjectedReader.ordinal(of: keyPath) ?? -1
     }
 
-    /// The projected value of `root`.
-    @inlinable func value(of root: Root) -> Value {
-        if let directRead, let value = directRead(root) { return value }
-        return root[keyPath: keyPath]
+    /// The projected value of `root`, through the ordinal of a passthrough
+    /// (`directOrdinal`, read from the wrapper alone: copying the wrapper
+    /// retained and released its key path around every read).
+    ///
+    /// A passthrough of a persisted property reads it as the base
+    /// object's own property does (``_PersistableProperty/_get(_:ordinal:)``),
+    /// when `root` is exactly a `Root` (a subclass numbers its properties
+    /// differently); anything else applies the key path. Specialised in the
+    /// app's module, the cast of `Value` and the call fold into a direct
+    /// call of the value type's read.
+    @inlinable static func value(of root: Root, directOrdinal: Int, keyPath: () -> KeyPath<Root, Value>) -> Value {
+        if directOrdinal >= 0, type(of: root) == Root.self,
+           let persistable = Value.self as? any _PersistableProperty.Type {
+            func read<Property: _PersistableProperty>(_: Property.Type) -> Value {
+                Property._get(root, ordinal: directOrdinal) as! Value
+            }
+            return read(persistable)
+        }
+        return root[keyPath: keyPath()]
     }
 
     /// Unavailable: reads and writes go through the enclosing instance.
@@ -50,7 +66,10 @@ public struct Projected<Root: ObjectBase, Value: Sendable>: @unchecked Sendable 
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
     ) -> Value {
-        get { projection[keyPath: storageKeyPath].value(of: projection.rootObject) }
+        get {
+            value(of: projection.rootObject, directOrdinal: projection[keyPath: storageKeyPath].directOrdinal,
+                  keyPath: { projection[keyPath: storageKeyPath].keyPath })
+        }
         set { write(newValue, to: projection, keyPath: projection[keyPath: storageKeyPath].keyPath) }
     }
 
