@@ -130,7 +130,13 @@ open class ObjectBase: @unchecked Sendable {
     /// handle any such reference ever pointed at (the runtime counts both:
     /// `1` is none) is never reused.
     final var isRelocatable: Bool {
-        liveTable != nil && binding.loadUnmanaged() == nil && hasNoWeakOrUnownedReferences(self)
+        isUnboundLiveHandle && hasNoWeakOrUnownedReferences(self)
+    }
+
+    /// Whether this is a live handle, not frozen and not a recorder: what
+    /// ``isRelocatable`` asks besides the references to it.
+    final var isUnboundLiveHandle: Bool {
+        liveTable != nil && binding.loadUnmanaged() == nil
     }
 
     /// Points this live handle at object `key` of its table, with its

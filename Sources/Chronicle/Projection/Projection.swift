@@ -57,7 +57,8 @@ extension Projection: _ObjectProjecting {
         // of strong references is 1), and no weak or unowned reference was
         // ever taken to the projection (as for a handle; see
         // `ObjectBase.isRelocatable`).
-        guard unretainedRoot.isHeldOnce, hasNoWeakOrUnownedReferences(self), rootObject.isRelocatable else { return nil }
+        guard hasNoWeakOrUnownedReferences(self), unretainedRoot.isHeldOnceAndNeverWeaklyOrUnownedReferenced,
+              rootObject.isUnboundLiveHandle else { return nil }
         return rootObject
     }
 }
