@@ -12,8 +12,9 @@ public protocol _ObjectProjecting: AnyObject, Sendable {
     /// only strong reference to the element may move it to another object
     /// by moving that handle: nothing else can reach the element or the
     /// handle. The iteration has checked that the classes store nothing
-    /// else (see `Results.Iterator`).
-    var _relocatableRoot: ObjectBase? { get }
+    /// else (see `Results.Iterator`). Unretained: the element keeps it
+    /// (returned strong, it was retained and released on every element).
+    var _relocatableRoot: Unmanaged<ObjectBase>? { get }
 }
 
 extension ObjectBase: _ObjectProjecting {
@@ -26,5 +27,5 @@ extension ObjectBase: _ObjectProjecting {
         return root as! Self
     }
     public var _rootObject: ObjectBase { self }
-    public var _relocatableRoot: ObjectBase? { isRelocatable ? self : nil }
+    public var _relocatableRoot: Unmanaged<ObjectBase>? { isRelocatable ? Unmanaged.passUnretained(self) : nil }
 }

@@ -153,10 +153,10 @@ extension Results {
         /// on every element.
         private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?) -> Element {
             if reusesElements, isKnownUniquelyReferenced(&lastElement),
-               let handle = elementsAreHandles ? relocatable(lastElement.unsafelyUnwrapped) : lastElement.unsafelyUnwrapped._relocatableRoot.map(Unmanaged.passUnretained) {
+               let handle = elementsAreHandles ? relocatable(lastElement.unsafelyUnwrapped) : lastElement.unsafelyUnwrapped._relocatableRoot {
                 let kept = snapshot != nil || encoded != nil ? sequence : 0
                 var record = snapshot.take()
-                handle._withUnsafeGuaranteedRef { $0.relocate(to: key, snapshot: record.take(), encoded: encoded, sequence: kept) }
+                handle._withUnsafeGuaranteedRef { $0.relocate(to: key, snapshot: &record, encoded: encoded, sequence: kept) }
                 return lastElement.unsafelyUnwrapped
             }
             let sequence = self.sequence

@@ -148,9 +148,13 @@ open class ObjectBase: @unchecked Sendable {
     /// reference to it (see ``isRelocatable``): to everyone else the
     /// handle was freed, and the same memory became the next object's
     /// handle, as it often does through the allocator.
-    final func relocate(to key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?, sequence: UInt64) {
+    ///
+    /// `snapshot` is swapped in: on return it holds the record the handle
+    /// kept before, for the caller to drop. (Assigned, the new record was
+    /// retained for the handle and released as the argument.)
+    final func relocate(to key: ObjectKey, snapshot: inout ObjectRecord?, encoded: Unmanaged<EncodedBlock>?, sequence: UInt64) {
         liveKey = key
-        liveSnapshot = snapshot
+        swap(&liveSnapshot, &snapshot)
         // Consecutive objects share their block: no retain and release.
         let kept = liveEncoded.map { Unmanaged.passUnretained($0).toOpaque() }
         if kept != encoded?.toOpaque() { liveEncoded = encoded?.takeUnretainedValue() }

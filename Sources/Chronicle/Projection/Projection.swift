@@ -52,14 +52,14 @@ extension Projection: _ObjectProjecting {
         return Self(projecting: root)
     }
     public var _rootObject: ObjectBase { rootObject }
-    public var _relocatableRoot: ObjectBase? {
+    public var _relocatableRoot: Unmanaged<ObjectBase>? {
         // The projection alone holds its base handle (the runtime's count
-        // of strong references is 1), and no weak or unowned reference was
-        // ever taken to the projection (as for a handle; see
-        // `ObjectBase.isRelocatable`).
+        // of strong references is 1), no weak or unowned reference was ever
+        // taken to either (as for a handle; see `ObjectBase.isRelocatable`),
+        // and the handle is live and unbound.
         guard hasNoWeakOrUnownedReferences(self), unretainedRoot.isHeldOnceAndNeverWeaklyOrUnownedReferenced,
               rootObject.isUnboundLiveHandle else { return nil }
-        return rootObject
+        return Unmanaged.passUnretained(rootObject)
     }
 }
 
