@@ -296,6 +296,42 @@ struct HandleReuseTests {
         #expect(seen == Array(repeating: false, count: 60), "a projection with state of its own is new for every element")
     }
 
+    /// A weak or unowned reference to a projection, or to its base handle,
+    /// keeps both where they are (the counts read in one load,
+    /// ``InlineReferenceCount``): a weak reference reads its own object or
+    /// nothing, and the iteration makes a new projection after each such
+    /// element. (An unowned reference is never read here: its element is
+    /// freed when the iteration lets go of it, as it must be.)
+    @Test func aProjectionOrBaseReferencedWeaklyOrUnownedIsNeverMoved() throws {
+        let store = try Self.tallies(40)
+        weak var weakCard: TallyCard?
+        weak var weakBase: Tally?
+        var unownedHolders: [AnyObject] = []
+        var readThroughWeak: [Int] = []
+        let cards = Self.cardsMade {
+            for card in store.objects(TallyCard.self) {
+                let id = card.rootObject.id
+                if id == 3 { weakCard = card }
+                if id == 7 { weakBase = card.rootObject }
+                if id == 11 { unownedHolders.append(UnownedHolder(card)) }
+                if id == 15 { unownedHolders.append(UnownedHolder(card.rootObject)) }
+                if let weakCard { readThroughWeak.append(weakCard.rootObject.id) }
+                if let weakBase { readThroughWeak.append(weakBase.id) }
+            }
+        }
+        #expect(readThroughWeak.allSatisfy { $0 == 3 || $0 == 7 }, "a weak reference reads its own object or nothing")
+        #expect(weakCard == nil && weakBase == nil, "freed, not moved")
+        // One to start, one after each of the four referenced elements.
+        #expect(cards == 5)
+        #expect(unownedHolders.count == 2)
+    }
+
+    /// Holds an object by an unowned reference alone.
+    final class UnownedHolder<Held: AnyObject> {
+        unowned let held: Held
+        init(_ held: Held) { self.held = held }
+    }
+
     /// Elements handed to other tasks are held there: the iteration makes
     /// new handles while they are, and every task reads its own object.
     @Test func elementsSentToTasksKeepTheirObjects() async throws {
