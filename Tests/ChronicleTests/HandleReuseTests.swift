@@ -326,12 +326,6 @@ struct HandleReuseTests {
         #expect(unownedHolders.count == 2)
     }
 
-    /// Holds an object by an unowned reference alone.
-    final class UnownedHolder<Held: AnyObject> {
-        unowned let held: Held
-        init(_ held: Held) { self.held = held }
-    }
-
     /// Elements handed to other tasks are held there: the iteration makes
     /// new handles while they are, and every task reads its own object.
     @Test func elementsSentToTasksKeepTheirObjects() async throws {

@@ -8,14 +8,6 @@ import Testing
 @Suite("Inline reference counts")
 struct InlineReferenceCountTests {
     final class Thing {}
-    final class UnownedHolder {
-        unowned let thing: Thing
-        init(_ thing: Thing) { self.thing = thing }
-    }
-    final class WeakHolder {
-        weak var thing: Thing?
-        init(_ thing: Thing) { self.thing = thing }
-    }
 
     /// What the runtime's calls answer: held once, never weakly or unowned.
     static func runtimeAnswer(_ thing: Thing) -> (heldOnce: Bool, noWeakOrUnowned: Bool) {
@@ -60,4 +52,16 @@ struct InlineReferenceCountTests {
         check("the weak reference let go", heldOnce: true, noWeakOrUnowned: true)
         withExtendedLifetime(thing) {}
     }
+}
+
+/// Holds an object by an unowned reference alone.
+final class UnownedHolder<Held: AnyObject> {
+    unowned let held: Held
+    init(_ held: Held) { self.held = held }
+}
+
+/// Holds an object by a weak reference alone.
+final class WeakHolder<Held: AnyObject> {
+    weak var held: Held?
+    init(_ held: Held) { self.held = held }
 }
