@@ -22,7 +22,7 @@ enum ProjectedReader {
 
     /// The ordinal of the persisted property of `Root` that `keyPath`
     /// passes through unchanged, if it does: the property
-    /// ``Projected/value(of:)`` then reads directly, for an object of
+    /// ``Projected/value(of:directOrdinal:keyPath:)`` then reads directly, for an object of
     /// exactly `Root` (a subclass numbers its properties differently).
     ///
     /// - Complexity: O(1) after the first call for a key path (which

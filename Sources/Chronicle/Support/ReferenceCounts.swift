@@ -114,7 +114,8 @@ enum InlineReferenceCount {
     }
 
     /// Reads the word of a probe object in each state the answers depend
-    /// on, comparing with the runtime's own counts.
+    /// on: fresh (its strong count checked with the runtime's too),
+    /// retained once more, referenced unowned, referenced weakly.
     private static func verify() -> Bool {
         #if _pointerBitWidth(_64)
         // Held by the unmanaged reference alone: no variable's own
@@ -156,8 +157,8 @@ enum InlineReferenceCount {
         nonisolated(unsafe) private static var kept: AnyObject?
 
         /// Keeps `holder` until ``release()``, where the optimiser cannot
-        /// see it unused (a global). Called only by `verify()`, which runs once (a
-        /// `static let`'s initialisation), so never concurrently.
+        /// see it unused (a global). Called only by `verify()`, which runs
+        /// once (a `static let`'s initialisation), so never concurrently.
         @inline(never)
         static func keep(_ holder: AnyObject) -> Bool {
             kept = holder
