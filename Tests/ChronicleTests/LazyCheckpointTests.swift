@@ -318,7 +318,7 @@ struct LazyCheckpointTests {
     }
 
     /// The blocks of a checkpoint file are written in pieces of about a
-    /// megabyte (``CheckpointEncoder/Parts``): a file of several pieces
+    /// megabyte (``CheckpointEncoder/writePiece(to:)``): a file of several pieces
     /// reads back, eagerly and lazily, as the fold it was written from.
     @Test func aCheckpointFileOfSeveralPiecesReopensAsTheFold() throws {
         let configuration = try Self.lazyConfiguration()

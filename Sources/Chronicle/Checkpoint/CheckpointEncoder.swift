@@ -10,7 +10,13 @@ import Foundation
 /// primary key), and the group's entries each block's, so a lookup checks
 /// one group's entries and scans one block. See ``CheckpointTable``.
 ///
-/// - Complexity: O(size of the objects).
+/// The encoder hands its bytes to a sink (``Sink``) with their offsets,
+/// the blocks a piece of about ``pieceBytes`` at a time as they are made
+/// (``writePiece(to:)``), the rest at the end (``finish(prefix:to:)``):
+/// writing a file this way holds one piece, not the file.
+///
+/// - Complexity: O(size of the objects); memory O(``pieceBytes`` + blocks
+///   × the size of an entry).
 struct CheckpointEncoder {
     /// The most objects a block holds.
     static let blockObjects = 256
@@ -19,23 +25,8 @@ struct CheckpointEncoder {
     /// A piece of the blocks ends once it holds this many bytes.
     static let pieceBytes = 1 << 20
 
-    /// A checkpoint file in parts, written one after another: the header,
-    /// directory and entries, then the blocks in pieces. Writing the parts
-    /// holds the blocks once, not a second time in one contiguous copy.
-    struct Parts {
-        /// The header, the directory and its checksum, and the block entries.
-        var head: [UInt8]
-        /// The blocks, in order, cut anywhere.
-        var blocks: [[UInt8]]
-
-        /// The whole file in one buffer. O(size of the file).
-        var joined: [UInt8] {
-            var bytes = head
-            bytes.reserveCapacity(blocks.reduce(head.count) { $0 + $1.count })
-            for piece in blocks { bytes += piece }
-            return bytes
-        }
-    }
+    /// Where a piece of the file goes: its bytes and their offset in the file.
+    typealias Sink<Failure: Error> = (UnsafeRawBufferPointer, _ offset: Int) throws(Failure) -> Void
 
     private let schema: [TypeSchema]
     private let schemaVersion: UInt64
@@ -43,13 +34,14 @@ struct CheckpointEncoder {
     private var tables: [CheckpointLayout.Table] = []
     /// Per table, its blocks (offsets from the first block).
     private var tableBlocks: [[CheckpointLayout.Block]] = []
-    /// The blocks written so far, in pieces of about ``pieceBytes`` (see
-    /// ``Parts``): one growing buffer would double (and zero-fill) its
-    /// way to the file's size and then be copied once more behind the
-    /// header, holding about three times the file at its peak.
-    private var pieces: [[UInt8]] = []
-    /// The piece being written; the first starts small, for small states.
+    /// The blocks not yet handed to the sink: at most about ``pieceBytes``
+    /// (``hasFullPiece``), then written and the buffer reused, so that the
+    /// file is never held whole (its head, known only at the end, goes last:
+    /// the directory and entries after the blocks, the header at offset 0).
+    /// The first piece's buffer starts small, for small states.
     private var piece = BinaryWriter(capacity: 1 << 16)
+    /// The bytes of the pieces handed to the sink so far.
+    private var piecesWritten = 0
     /// The bytes of every block so far: the next block's offset.
     private var blockBytesWritten = 0
     private var block = BinaryWriter(capacity: blockBytes + 1024)
@@ -110,25 +102,31 @@ struct CheckpointEncoder {
             firstKey: first.key, firstPrimaryKey: first.primaryKey, checksum: checksum))
         block.withWrittenBytes { piece.raw($0) }
         blockBytesWritten += block.count
-        if piece.count >= Self.pieceBytes {
-            pieces.append(piece.bytes)
-            piece = BinaryWriter(capacity: Self.pieceBytes + Self.blockBytes + 1024)
-        }
         block.removeAll()
         blockFirst = nil
         blockCount = 0
     }
 
-    /// The whole file, for the state at the end of `prefix` of its journal.
-    consuming func finish(prefix: JournalPrefix) -> [UInt8] {
-        finishParts(prefix: prefix).joined
+    /// Whether a piece of blocks is ready for ``writePiece(to:)``: check
+    /// after each ``append(key:values:)``.
+    var hasFullPiece: Bool { piece.count >= Self.pieceBytes }
+
+    /// Hands the blocks made so far to `sink`, at their place in the file,
+    /// and reuses their buffer for the next.
+    mutating func writePiece<Failure: Error>(to sink: Sink<Failure>) throws(Failure) {
+        let offset = CheckpointLayout.headerSize + piecesWritten
+        try piece.withWrittenBytes(throwing: { (raw) throws(Failure) in try sink(raw, offset) })
+        piecesWritten += piece.count
+        piece.removeAll()
     }
 
-    /// The file of ``finish(prefix:)`` in ``Parts``, to write without
-    /// joining them.
-    consuming func finishParts(prefix: JournalPrefix) -> Parts {
+    /// Ends the file, for the state at the end of `prefix` of its journal:
+    /// hands `sink` the last blocks, then the directory and the entries
+    /// after the blocks, then the header at offset 0.
+    consuming func finish<Failure: Error>(prefix: JournalPrefix, to sink: Sink<Failure>) throws(Failure) {
         finishBlock()
         while tables.count < schema.count { beginTable() }
+        try writePiece(to: sink)
         var entries = BinaryWriter(capacity: tableBlocks.reduce(0) { $0 + $1.count } * CheckpointLayout.entrySize)
         var directory = BinaryWriter(capacity: 1024 + tables.count * 64)
         directory.varint(tables.count)
@@ -137,20 +135,31 @@ struct CheckpointEncoder {
             tables[index].encode(into: &directory)
         }
         if schemaVersion != 0 { directory.varint(schemaVersion) }
-        let directoryBytes = directory.bytes
-        var w = BinaryWriter(capacity: CheckpointLayout.headerSize + directoryBytes.count + 4 + entries.count)
-        w.raw(CheckpointFile.magic)
-        w.fixed16(CheckpointFile.formatVersion)
-        withUnsafeBytes(of: prefix.fileID.uuid) { w.raw($0) }
-        w.fixed64(prefix.version)
-        w.fixed64(UInt64(prefix.recordOffset))
-        w.fixed32(prefix.recordChecksum)
-        w.fixed32(UInt32(directoryBytes.count))
-        w.fixed32(CRC32C.checksum(w.bytes))
-        w.raw(directoryBytes)
-        w.fixed32(CRC32C.checksum(directoryBytes))
-        entries.withWrittenBytes { w.raw($0) }
-        if piece.count > 0 { pieces.append(piece.bytes) }
-        return Parts(head: w.bytes, blocks: pieces)
+        var tail = BinaryWriter(capacity: directory.count + 4 + entries.count)
+        directory.withWrittenBytes { tail.raw($0) }
+        tail.fixed32(directory.withWrittenBytes { CRC32C.checksum($0) })
+        entries.withWrittenBytes { tail.raw($0) }
+        let tailOffset = CheckpointLayout.headerSize + blockBytesWritten
+        try tail.withWrittenBytes(throwing: { (raw) throws(Failure) in try sink(raw, tailOffset) })
+        var header = BinaryWriter(capacity: CheckpointLayout.headerSize)
+        header.raw(CheckpointFile.magic)
+        header.fixed16(CheckpointFile.formatVersion)
+        withUnsafeBytes(of: prefix.fileID.uuid) { header.raw($0) }
+        header.fixed64(prefix.version)
+        header.fixed64(UInt64(prefix.recordOffset))
+        header.fixed32(prefix.recordChecksum)
+        header.fixed64(UInt64(blockBytesWritten))
+        header.fixed32(UInt32(directory.count))
+        header.fixed32(header.withWrittenBytes { CRC32C.checksum($0) })
+        assert(header.count == CheckpointLayout.headerSize)
+        try header.withWrittenBytes(throwing: { (raw) throws(Failure) in try sink(raw, 0) })
+    }
+
+    /// The whole file in one buffer (for tests and small states).
+    /// - Complexity: O(size of the file).
+    consuming func finish(prefix: JournalPrefix) -> [UInt8] {
+        var file: [UInt8] = []
+        finish(prefix: prefix) { file.write($0, at: $1) }
+        return file
     }
 }

@@ -6,10 +6,15 @@ import Foundation
 /// journal's binary codec):
 ///
 /// ```
-/// header:    magic "CHRNCKPT" · format u16 (3) · journal file id (16 bytes)
+/// header:    magic "CHRNCKPT" · format u16 (4) · journal file id (16 bytes)
 ///            · version u64 · where the journal's record of `version` starts
 ///            u64 · the CRC32C that record's frame stores u32 (together: a
-///            ``JournalPrefix``) · directory length u32 · CRC32C u32 of the header
+///            ``JournalPrefix``) · blocks length u64 · directory length u32
+///            · CRC32C u32 of the header
+/// blocks:    per object: key · primary key (with flag 1; −1 when not a
+///            non-negative integer) · length of its values · one value per
+///            property. At most 256 objects or about 32 KB a block; the
+///            types' blocks follow each other in directory order.
 /// directory: type count; per type: its TypeSchema, next key, object count,
 ///            flags (1: objects carry their integer primary key; 2: those
 ///            keys ascend), block count, and per group of 64 blocks (the
@@ -20,12 +25,16 @@ import Foundation
 /// entries:   per block, the types' in directory order, 36 bytes: offset
 ///            u64 (from the first block) · length u32 · object count u32 ·
 ///            first key i64 · first primary key i64 (−1 without flag 1) ·
-///            CRC32C u32 of the block
-/// blocks:    per object: key · primary key (with flag 1; −1 when not a
-///            non-negative integer) · length of its values · one value per
-///            property. At most 256 objects or about 32 KB a block; the
-///            types' blocks follow each other in directory order.
+///            CRC32C u32 of the block; they end the file
 /// ```
+///
+/// The blocks come first so that the writer can write each piece of them
+/// as it makes it: the directory and entries are known only at the end,
+/// and the header, which gives where they start, is written last, at
+/// offset 0 (the file is complete only once renamed into place, see
+/// ``write(_:journal:afterStep:)``). Format 3 files are still read: their
+/// header has no blocks length, the directory and entries follow it, and
+/// the blocks follow the entries to the end of the file.
 ///
 /// A file is used only when its header's and directory's checksums hold,
 /// its file id is the journal's, its version is in the journal, and the
@@ -39,7 +48,12 @@ import Foundation
 /// fails later makes its table rebuild from the journal.
 enum CheckpointFile {
     static let magic = Array("CHRNCKPT".utf8)
-    static let formatVersion: UInt16 = 3
+    /// The format the encoder writes.
+    static let formatVersion: UInt16 = 4
+    /// The formats a file is read in: 3 (the head before the blocks) and 4
+    /// (the blocks right after the header, the directory and entries after
+    /// them, so that the writer need not hold the file to put its head first).
+    static let readableFormats: ClosedRange<UInt16> = 3...4
 
     /// Why a checkpoint file was not used.
     enum Rejection: Error, Equatable, CustomStringConvertible {
@@ -81,23 +95,32 @@ enum CheckpointFile {
     }
 
     /// The bytes of a checkpoint of `state`, folded from the journal whose
-    /// prefix through `state.version` is `prefix`.
+    /// prefix through `state.version` is `prefix`, in one buffer.
     /// - Complexity: O(size of the state).
     static func encode(_ state: StoreState, prefix: JournalPrefix) -> [UInt8] {
-        encodeParts(state, prefix: prefix).joined
+        var file: [UInt8] = []
+        encode(state, prefix: prefix) { file.write($0, at: $1) }
+        return file
     }
 
-    /// ``encode(_:prefix:)`` in parts, as ``write(_:journal:afterStep:)``
-    /// writes them (see ``CheckpointEncoder/Parts``).
+    /// ``encode(_:prefix:)`` handed to `sink` a piece at a time, each with
+    /// its offset in the file, as ``write(_:journal:afterStep:)`` writes it:
+    /// the blocks in pieces of about a megabyte as they are made, then the
+    /// directory and entries after them, then the header at offset 0. The
+    /// encoder holds one piece, never the file.
     /// - Complexity: O(size of the state).
-    static func encodeParts(_ state: StoreState, prefix: JournalPrefix) -> CheckpointEncoder.Parts {
+    static func encode<Failure: Error>(_ state: StoreState, prefix: JournalPrefix,
+                                       to sink: CheckpointEncoder.Sink<Failure>) throws(Failure) {
         var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue },
                                         schemaVersion: state.schemaVersion)
         for table in state.schema.indices {
             encoder.beginTable()
-            for (key, record) in state.objects(table: table) { encoder.append(key: key.rawValue, values: record.values) }
+            for (key, record) in state.objects(table: table) {
+                encoder.append(key: key.rawValue, values: record.values)
+                if encoder.hasFullPiece { try encoder.writePiece(to: sink) }
+            }
         }
-        return encoder.finishParts(prefix: prefix)
+        try encoder.finish(prefix: prefix, to: sink)
     }
 
     /// ``encode(_:prefix:)`` with `journal`'s prefix through `state.version`.
@@ -134,7 +157,6 @@ enum CheckpointFile {
         guard let journalURL = journal.fileURL, !journal.isReadOnly, state.version > 0 else { return false }
         try journal.sync()
         guard let prefix = try journal.prefix(through: state.version) else { return false }
-        let parts = encodeParts(state, prefix: prefix)
         let target = url(for: journalURL)
         // One process at a time: removing leftovers would take another
         // process's temporary file from under it.
@@ -146,12 +168,7 @@ enum CheckpointFile {
         defer { if let alone { _ = closeDescriptor(alone) } }
         FileReplacement.removeLeftovers(of: target)
         try FileReplacement.replace(at: target, afterStep: afterStep) { (file) throws(JournalError) in
-            try parts.head.withBytes { (raw) throws(JournalError) in try file.write(raw, at: 0) }
-            var offset = parts.head.count
-            for piece in parts.blocks {
-                try piece.withBytes { (raw) throws(JournalError) in try file.write(raw, at: offset) }
-                offset += piece.count
-            }
+            try encode(state, prefix: prefix) { (raw, offset) throws(JournalError) in try file.write(raw, at: offset) }
         }
         return true
     }

@@ -18,10 +18,15 @@ import Foundation
 ///   group's entries.
 struct CheckpointLayout: Sendable {
     /// magic · format · journal file id · version · record offset · record
-    /// checksum · directory length · header checksum.
-    static let headerSize = 8 + 2 + 16 + 8 + 8 + 4 + 4 + 4
-    /// Where the directory length is in the header.
-    static let directoryLengthOffset = headerSize - 8
+    /// checksum · blocks length · directory length · header checksum: the
+    /// header the encoder writes (``CheckpointFile/formatVersion``).
+    static let headerSize = headerSize(format: CheckpointFile.formatVersion)
+    /// Where a format 4 header keeps the length of the blocks.
+    static let blocksLengthOffset = 46
+
+    /// The header's size in a file of format `format`: format 3 had no
+    /// blocks length (its blocks followed its entries, to the end of the file).
+    static func headerSize(format: UInt16) -> Int { format >= 4 ? 8 + 2 + 16 + 8 + 8 + 4 + 8 + 4 + 4 : 8 + 2 + 16 + 8 + 8 + 4 + 4 + 4 }
     /// The bytes of a block's entry: offset u64 · length u32 · objects u32
     /// · first key i64 · first primary key i64 · checksum u32.
     static let entrySize = 8 + 4 + 4 + 8 + 8 + 4
@@ -108,25 +113,59 @@ struct CheckpointLayout: Sendable {
         case format(String)
     }
 
+    /// The format of the file parsed (``CheckpointFile/readableFormats``).
+    var format = CheckpointFile.formatVersion
+
+    /// Where the parts of a file are, from its header: the directory (its
+    /// checksum follows it, then the entries) and, in format 4, the blocks.
+    private struct Places {
+        var headerSize: Int
+        var directory: Range<Int>
+        /// The blocks' bytes (format 4); nil in format 3, where they follow the entries.
+        var blocks: Range<Int>?
+        var entriesStart: Int { directory.upperBound + 4 }
+
+        /// The places `bytes`' header gives, or nil if they do not fit in
+        /// `bytes` (checksums not checked).
+        init?(_ bytes: UnsafeRawBufferPointer) {
+            guard bytes.count >= 10 else { return nil }
+            let format = UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+            headerSize = CheckpointLayout.headerSize(format: format)
+            guard bytes.count >= headerSize else { return nil }
+            let directoryLength = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: headerSize - 8, as: UInt32.self)))
+            var start = headerSize
+            if format >= 4 {
+                let length = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: CheckpointLayout.blocksLengthOffset, as: UInt64.self))
+                guard length <= UInt64(bytes.count - headerSize) else { return nil }
+                blocks = headerSize..<(headerSize + Int(length))
+                start += Int(length)
+            }
+            guard directoryLength + 4 <= bytes.count - start else { return nil }
+            directory = start..<(start + directoryLength)
+        }
+    }
+
     /// Parses the header and directory of `bytes`, a whole checkpoint file.
     init(parsing bytes: UnsafeRawBufferPointer) throws(Failure) {
-        guard bytes.count >= Self.headerSize else { throw .format("only \(bytes.count) bytes") }
+        guard bytes.count >= Self.headerSize(format: 3) else { throw .format("only \(bytes.count) bytes") }
         guard bytes.prefix(8).elementsEqual(CheckpointFile.magic) else { throw .format("not a checkpoint file") }
         func load<T: FixedWidthInteger>(_ offset: Int, as type: T.Type) -> T {
             T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
-        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<(Self.headerSize - 4)]))
-                == load(Self.headerSize - 4, as: UInt32.self) else { throw .checksum }
-        guard load(8, as: UInt16.self) == CheckpointFile.formatVersion else { throw .format("unknown checkpoint format") }
+        format = load(8, as: UInt16.self)
+        guard CheckpointFile.readableFormats.contains(format) else { throw .format("unknown checkpoint format \(format)") }
+        let headerSize = Self.headerSize(format: format)
+        guard bytes.count >= headerSize else { throw .format("only \(bytes.count) bytes") }
+        guard CRC32C.checksum(UnsafeRawBufferPointer(rebasing: bytes[..<(headerSize - 4)]))
+                == load(headerSize - 4, as: UInt32.self) else { throw .checksum }
         let recordOffset = load(34, as: UInt64.self)
         guard recordOffset <= UInt64(Int.max) else { throw .format("a record offset beyond any file") }
         prefix = JournalPrefix(fileID: UUID(uuid: bytes.loadUnaligned(fromByteOffset: 10, as: uuid_t.self)),
                                version: load(26, as: UInt64.self), recordOffset: Int(recordOffset),
                                recordChecksum: load(42, as: UInt32.self))
-        let directoryLength = Int(load(Self.directoryLengthOffset, as: UInt32.self))
-        let entriesStart = Self.headerSize + directoryLength + 4
-        guard entriesStart <= bytes.count else { throw .format("the directory runs past the end") }
-        let directory = UnsafeRawBufferPointer(rebasing: bytes[Self.headerSize..<(Self.headerSize + directoryLength)])
+        guard let places = Places(bytes) else { throw .format("the directory or the blocks run past the end") }
+        let entriesStart = places.entriesStart
+        let directory = UnsafeRawBufferPointer(rebasing: bytes[places.directory])
         guard CRC32C.checksum(directory) == load(entriesStart - 4, as: UInt32.self) else { throw .checksum }
         do throws(BinaryReader.Malformed) {
             var r = BinaryReader(directory)
@@ -171,17 +210,21 @@ struct CheckpointLayout: Sendable {
             // files of stores that never migrated are as they always were.
             if !r.isAtEnd { schemaVersion = try r.varint() }
             guard r.isAtEnd else { throw r.fail("\(r.remaining) bytes after the directory") }
-            // The blocks follow the entries, table after table, to the end of the file.
-            var next = entries
+            // The blocks, table after table: after the header (format 4,
+            // the entries then end the file), or after the entries to the
+            // end of the file (format 3).
+            if places.blocks != nil, entries != bytes.count { throw r.fail("\(bytes.count - entries) bytes after the last entry") }
+            let blocks = places.blocks ?? entries..<bytes.count
+            var next = blocks.lowerBound
             for index in tables.indices {
-                tables[index].blocksStart = entries
+                tables[index].blocksStart = blocks.lowerBound
                 for group in tables[index].groups.indices {
-                    guard tables[index].groups[group].length <= bytes.count - next else { throw r.fail("a group runs past the end") }
+                    guard tables[index].groups[group].length <= blocks.upperBound - next else { throw r.fail("a group runs past the blocks") }
                     tables[index].groups[group].offset = next
                     next += tables[index].groups[group].length
                 }
             }
-            guard next == bytes.count else { throw r.fail("\(bytes.count - next) bytes after the last block") }
+            guard next == blocks.upperBound else { throw r.fail("\(blocks.upperBound - next) bytes after the last block") }
             self.tables = tables
         } catch {
             throw .format("\(error)")
@@ -201,21 +244,16 @@ struct CheckpointLayout: Sendable {
     /// withstand hostile files with valid checksums). A directory that
     /// parses is written again as the encoder writes it.
     static func resealed(_ bytes: [UInt8]) -> [UInt8] {
-        guard bytes.count >= headerSize else { return bytes }
+        guard let places = bytes.withUnsafeBytes({ Places($0) }) else { return bytes }
         var bytes = bytes
         func seal(_ range: Range<Int>, at offset: Int) {
             let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[range])) }
             withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(offset..<(offset + 4), with: $0) }
         }
-        seal(0..<(headerSize - 4), at: headerSize - 4)
-        let directoryLength = bytes.withUnsafeBytes {
-            Int(UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: directoryLengthOffset, as: UInt32.self)))
-        }
-        let entriesStart = headerSize + directoryLength + 4
-        guard entriesStart <= bytes.count else { return bytes }
-        seal(headerSize..<(headerSize + directoryLength), at: entriesStart - 4)
+        seal(0..<(places.headerSize - 4), at: places.headerSize - 4)
+        seal(places.directory, at: places.entriesStart - 4)
         guard var layout = bytes.withUnsafeBytes({ try? CheckpointLayout(parsing: $0) }) else { return bytes }
-        var directory = BinaryWriter(capacity: directoryLength + 64)
+        var directory = BinaryWriter(capacity: places.directory.count + 64)
         directory.varint(layout.tables.count)
         for index in layout.tables.indices {
             let table = layout.tables[index]
@@ -231,9 +269,10 @@ struct CheckpointLayout: Sendable {
         }
         if layout.schemaVersion != 0 { directory.varint(layout.schemaVersion) }
         let encoded = directory.bytes
-        var header = Array(bytes[..<directoryLengthOffset])
+        var header = Array(bytes[..<(places.headerSize - 8)])
         withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { header.append(contentsOf: $0) }
         header += withUnsafeBytes(of: CRC32C.checksum(header).littleEndian) { Array($0) }
-        return header + encoded + withUnsafeBytes(of: CRC32C.checksum(encoded).littleEndian) { Array($0) } + bytes[entriesStart...]
+        let blocks = places.blocks.map { bytes[$0] } ?? []
+        return header + blocks + encoded + withUnsafeBytes(of: CRC32C.checksum(encoded).littleEndian) { Array($0) } + bytes[places.entriesStart...]
     }
 }

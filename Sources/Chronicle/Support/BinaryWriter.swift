@@ -49,6 +49,11 @@ struct BinaryWriter {
         storage.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
     }
 
+    /// ``withWrittenBytes(_:)`` for a `body` that throws.
+    func withWrittenBytes<Result, Failure: Error>(throwing body: (UnsafeRawBufferPointer) throws(Failure) -> Result) throws(Failure) -> Result {
+        try storage.withBytes { (raw) throws(Failure) in try body(UnsafeRawBufferPointer(rebasing: raw[..<count])) }
+    }
+
     /// Forgets the bytes written, keeping the buffer for the next ones.
     mutating func removeAll() { count = 0 }
 
