@@ -361,6 +361,7 @@ struct BadInputCatalogueTests {
         for (what, bytes) in damaged {
             try JournalFixtures.write(bytes, to: file)
             let store = try Self.openWritingCheckpoints(url)
+            #expect(store.checkpointFile.waitUntilIdle(), "\(what)")
             #expect(store.checkpoints.fileStatus == .written(version: 3), "\(what)")
             #expect(store.committedState().isContentEqual(expected), "\(what)")
             #expect(try JournalFixtures.bytes(file) == original, "\(what): rewritten")
@@ -414,9 +415,11 @@ struct BadInputCatalogueTests {
         return try Store(configuration: configuration)
     }
 
-    /// The checkpoint file a store opening `url` writes.
+    /// The checkpoint file a store opening `url` writes (in the background,
+    /// once open).
     static func writtenCheckpoint(_ url: URL) throws -> [UInt8] {
         let store = try openWritingCheckpoints(url)
+        #expect(store.checkpointFile.waitUntilIdle())
         #expect(store.checkpoints.fileStatus == .written(version: store.version))
         return try JournalFixtures.bytes(CheckpointFile.url(for: url))
     }

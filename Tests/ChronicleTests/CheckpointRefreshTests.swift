@@ -128,6 +128,64 @@ struct CheckpointRefreshTests {
         #expect(reopened.committedState().isContentEqual(expected))
     }
 
+    /// Opening a journal with no checkpoint file writes one in the
+    /// background, once open; a store dropped at once still leaves it.
+    @Test func openingWritesTheFileInTheBackgroundAndDroppingTheStoreStillLeavesIt() throws {
+        let url = try JournalFixtures.journalURL()
+        do {
+            var configuration = Store.Configuration(fileURL: url, durability: .none)
+            configuration.checkpoints = .init(usesFile: false)
+            let store = try Store(configuration: configuration)
+            try Self.bump(store, times: 40)
+            try store.close()
+        }
+        #expect(try Self.fileVersion(url) == nil)
+        let expected = try Store.fold(Journal(contentsOf: url))
+        _ = try Self.open(url, threshold: 10)  // dropped at once
+        #expect(try Self.fileVersion(url) == 40)
+        let reopened = try Self.open(url, threshold: 10)
+        #expect(reopened.checkpoints.fileStatus == .loaded(version: 40))
+        #expect(reopened.committedState().isContentEqual(expected))
+    }
+
+    /// The write opening asks for runs even when the store is closed
+    /// before it starts (here: while another write holds the queue);
+    /// the writes commits ask for do not.
+    @Test func closingWaitsForTheWriteOpeningAskedForEvenBeforeItStarts() throws {
+        let url = try JournalFixtures.journalURL()
+        let store = try Self.open(url, threshold: 1)
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), closed = DispatchSemaphore(value: 0)
+        let firstWrite = Locked(true), writes = Locked(0)
+        store.checkpointFile.backgroundFault.withLock {
+            $0 = { step in
+                if step == .syncedDirectory { writes.withLock { $0 += 1 } }
+                guard step == .wroteTemporary, firstWrite.withLock({ (first: inout Bool) -> Bool in
+                    defer { first = false }
+                    return first
+                }) else { return }
+                entered.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }
+        try Self.bump(store)
+        try #require(entered.wait(timeout: .now() + 20) == .success, "the background write never started")
+        // Queued behind the stalled write, as opening's write would be.
+        store.checkpointFile.writeAfterOpening()
+        try Self.bump(store, times: 3)
+        DispatchQueue.global().async {
+            try? store.close()
+            closed.signal()
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !store.checkpointFile.isStopped, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.001) }
+        try #require(store.checkpointFile.isStopped)
+        release.signal()
+        try #require(closed.wait(timeout: .now() + 20) == .success, "closing did not finish")
+        // The stalled write, then opening's (of the newest state), and no more.
+        #expect(writes.withLock { $0 } == 2)
+        #expect(try Self.fileVersion(url) == 4)
+    }
+
     @Test func compactionIsFollowedByAFileForTheNewJournal() throws {
         let url = try JournalFixtures.journalURL()
         var store: Store? = try Self.open(url, threshold: 1_000_000)

@@ -61,6 +61,7 @@ struct ReplayCheckpointTests {
             damaged[offset] ^= 0x20
             try damaged.write(to: file)
             let store = try Self.open(url)
+            #expect(store.checkpointFile.waitUntilIdle())
             #expect(store.checkpoints.fileStatus == .written(version: 61), "flipped byte \(offset)")
             #expect(store.committedState().isContentEqual(expected))
             #expect(try Data(contentsOf: file) == original, "rebuilt")
@@ -116,6 +117,7 @@ struct ReplayCheckpointTests {
         var configuration = Store.Configuration(fileURL: second, durability: .none)
         configuration.checkpoints = .init(usesFile: true, fileThreshold: 1_000_000)
         let store = try Store(configuration: configuration)
+        #expect(store.checkpointFile.waitUntilIdle())
         #expect(store.checkpoints.fileStatus == .written(version: 41))
         let journal = try Journal(contentsOf: second)
         if case .failure(let rejection) = CheckpointFile.load(for: journal) { Issue.record("rebuilt file rejected: \(rejection)") }
@@ -150,6 +152,7 @@ struct ReplayCheckpointTests {
         #expect(Self.rejection(CheckpointFile.decode(Array(checkpoint), journal: reopened)) == .fingerprint(version: 41))
         try checkpoint.write(to: CheckpointFile.url(for: copy))
         let store = try Self.open(copy)
+        #expect(store.checkpointFile.waitUntilIdle())
         #expect(store.checkpoints.fileStatus == .written(version: 41))
         #expect(store.committedState().isContentEqual(try ReplayFixtures.prefixStates(Array(commits.prefix(20)) + renumbered).last!))
     }

@@ -5,11 +5,13 @@ import Foundation
 ///
 /// The rule (documented on ``Store/CheckpointPolicy/fileThreshold``): the
 /// file is rewritten once the journal holds `fileThreshold` events beyond it.
-/// Opening checks this itself, before any commit; after that every commit
+/// Opening asks for a write when it folded that many events or found the
+/// file damaged or stale (``writeAfterOpening()``); after that every commit
 /// adds its events to a counter here, and crossing the threshold queues one
 /// write on a background queue. A compaction queues one too, because the
 /// journal's new file identifier makes the old file useless. Closing or
-/// dropping the store waits for a write in progress but starts none.
+/// dropping the store waits for a write in progress, and for the one
+/// opening asked for, but starts none.
 ///
 /// Writes are serialised (background and ``Store/writeCheckpoint()`` alike),
 /// each reads the newest committed state when it starts, and a burst of
@@ -32,6 +34,9 @@ final class CheckpointFileWriter: Sendable {
         var isQueued = false
         /// Set when the store closes or goes away: no more background writes.
         var isStopped = false
+        /// Whether the write opening asked for is still to run: stopping
+        /// waits for it rather than skipping it.
+        var finishesBeforeStopping = false
         /// Background writes that threw (for tests and diagnostics).
         var failures = 0
     }
@@ -81,6 +86,21 @@ final class CheckpointFileWriter: Sendable {
         if start { queueWrite() }
     }
 
+    /// Opening folded a long tail, or found the file damaged or stale:
+    /// writes the file in the background now. Closing or dropping the store
+    /// waits for this write rather than skip it, so that a process that
+    /// opens a store, reads and ends still leaves the next open a file:
+    /// the open paid for the fold the file saves.
+    func writeAfterOpening() {
+        guard isEnabled else { return }
+        let start = counters.withLock { counters in
+            counters.isStale = true
+            counters.finishesBeforeStopping = true
+            return startIfDue(&counters)
+        }
+        if start { queueWrite() }
+    }
+
     /// Writes the newest committed state now, on the calling thread, after
     /// any write in progress. - Throws: the write's error.
     func writeNow(afterStep: StepHook? = nil) throws(JournalError) {
@@ -101,6 +121,9 @@ final class CheckpointFileWriter: Sendable {
 
     /// Test seam: how many background writes failed.
     var failures: Int { counters.withLock { $0.failures } }
+
+    /// Test seam: whether ``stop()`` was called.
+    var isStopped: Bool { counters.withLock { $0.isStopped } }
 
     // MARK: Background
 
@@ -126,7 +149,9 @@ final class CheckpointFileWriter: Sendable {
     private func runQueuedWrites() {
         while true {
             let due = counters.withLock { counters -> Bool in
-                let due = !counters.isStopped && (counters.isStale || counters.beyondFile >= threshold)
+                let due = (!counters.isStopped || counters.finishesBeforeStopping)
+                    && (counters.isStale || counters.beyondFile >= threshold)
+                counters.finishesBeforeStopping = false
                 if !due { counters.isQueued = false }
                 return due
             }

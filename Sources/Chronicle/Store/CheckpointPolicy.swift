@@ -37,8 +37,12 @@ extension Store {
         /// The rule, so that opening never folds much more than this many
         /// events:
         /// - **Opening** writes the file when it folded at least this many
-        ///   events, or found the file damaged or stale (it has just paid
-        ///   for a fold at least as costly as the write).
+        ///   events, or found the file damaged or stale: on a background
+        ///   queue, as soon as the store is open, so that the first read
+        ///   does not wait for it (writing a large state's file costs more
+        ///   than its fold). Closing, or the store going away, waits for
+        ///   this write: a process that opens, reads and ends still leaves
+        ///   the file for the next open.
         /// - **While the store is open**, once commits since the file add
         ///   up to this many events, the store writes the file again on a
         ///   background queue: commits never wait for it. Commits made
@@ -47,7 +51,7 @@ extension Store {
         ///   A failed write is a cache miss, not an error: the store tries
         ///   again after as many events again.
         /// - **Closing** (``Store/close()``, or the store going away) waits
-        ///   for a write in progress but starts none.
+        ///   for a write in progress (and opening's) but starts none.
         ///
         /// Why not write at every close: the write costs O(size of the
         /// state) — a large store's multi-megabyte file and two syncs —

@@ -2,19 +2,22 @@ import Foundation
 
 extension Store {
     /// Opens a journal's state: the checkpoint file if it is valid, then
-    /// the commits after it. Writes a fresh checkpoint file when the fold
-    /// was long (see ``Store/CheckpointPolicy/fileThreshold``) or the file was
-    /// damaged or stale; here, not in the background, because opening
-    /// has just paid for a fold at least as costly as the write.
+    /// the commits after it. Says whether a fresh checkpoint file is due:
+    /// when the fold was long (see ``Store/CheckpointPolicy/fileThreshold``)
+    /// or the file was damaged or stale. The store writes it in the
+    /// background once open (``CheckpointFileWriter/writeAfterOpening()``):
+    /// writing a large state's file costs more than folding it, and the
+    /// caller need not wait for it to read.
     ///
-    /// - Returns: the state, and how many events the journal holds beyond
-    ///   the checkpoint file afterwards (where the store's writer starts counting).
+    /// - Returns: the state, how many events the journal holds beyond the
+    ///   checkpoint file (where the store's writer starts counting), and
+    ///   whether a fresh file is due.
     ///
     /// - Parameter candidate: the checkpoint file as read before the journal
     ///   was opened (``checkpointCandidate(for:policy:)``), if any.
     static func open(_ journal: Journal, checkpoints: CheckpointIndex,
                      candidate: Result<CheckpointFile.Candidate, CheckpointFile.Rejection>?) throws(StoreError)
-        -> (state: StoreState, eventsBeyondFile: Int) {
+        -> (state: StoreState, eventsBeyondFile: Int, fileIsDue: Bool) {
         let limits = checkpoints.limits
         var state = StoreState()
         if limits.usesFile, journal.fileURL != nil, let candidate {
@@ -39,15 +42,7 @@ extension Store {
         }
         var rebuild = folded > 0 && folded >= limits.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }
-        if limits.usesFile, !journal.isReadOnly, rebuild {
-            // A cache: failing to write it costs only the next open's time
-            // (and the store's writer retries after the next commit).
-            if (try? CheckpointFile.write(state, journal: journal)) == true {
-                checkpoints.fileStatus = .written(version: state.version)
-                return (state, 0)
-            }
-        }
-        return (state, folded)
+        return (state, folded, limits.usesFile && journal.fileURL != nil && !journal.isReadOnly && rebuild)
     }
 
     /// The checkpoint file of the journal at `url`, read (its header and

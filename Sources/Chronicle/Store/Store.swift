@@ -131,6 +131,7 @@ public final class Store: Sendable {
             }
         }
         startFollowing()
+        if opened.fileIsDue { checkpointFile.writeAfterOpening() }
     }
 
     // A checkpoint write in progress holds the journal; wait for it, so the
@@ -155,8 +156,9 @@ public final class Store: Sendable {
     /// Closing is optional: a store closes its journal when it and every
     /// object, collection and stream that uses it are gone.
     ///
-    /// A checkpoint file write in progress (see
-    /// ``Store/CheckpointPolicy/fileThreshold``) finishes first; closing starts none.
+    /// A checkpoint file write in progress, or the one opening asked for
+    /// (see ``Store/CheckpointPolicy/fileThreshold``), finishes first;
+    /// closing starts none.
     public func close() throws(StoreError) {
         stopFollowing()
         checkpointFile.stop()
