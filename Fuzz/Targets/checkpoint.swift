@@ -54,7 +54,9 @@ public func checkpointFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
                 steps += 1
                 guard let record = truth.object(table: table, key: key) else { fuzzViolation("an encoded scan yielded an object the state lacks") }
                 for property in record.values.indices {
-                    if let value = block.value(forKey: key.rawValue, property: property), value != record.values[property] {
+                    // The scan keeps the block until its next step.
+                    if let value = block.takeUnretainedValue().value(forKey: key.rawValue, property: property),
+                       value != record.values[property] {
                         fuzzViolation("an encoded block's value differs from the decoded one")
                     }
                 }

@@ -65,6 +65,28 @@ struct CheckpointStreamingTests {
                     == fixture.folded.object(table: 0, key: ObjectKey(2_999)))
     }
 
+    /// A record's values go into the file straight from its slots, byte
+    /// for byte as encoding the values themselves would put them (links,
+    /// nulls, collections and strings of every length included).
+    @Test func recordsAreEncodedAsTheirValuesWouldBe() throws {
+        let commits = RandomHistory.commits(seed: 12, count: 150)
+        let journal = try Journal(contentsOf: ReplayFixtures.journal(commits, name: "encode-records"))
+        let state = try ReplayFixtures.prefixStates(commits).last!
+        let prefix = try #require(try journal.prefix(through: state.version))
+        var encoder = CheckpointEncoder(schema: state.schema, nextKeys: state.schema.indices.map { state.nextKey(table: $0).rawValue },
+                                        schemaVersion: state.schemaVersion)
+        var objects = 0
+        for table in state.schema.indices {
+            encoder.beginTable()
+            for (key, record) in state.objects(table: table) {
+                encoder.append(key: key.rawValue, values: Array(record.values))
+                objects += 1
+            }
+        }
+        try #require(objects > 50)
+        #expect(encoder.finish(prefix: prefix) == CheckpointFile.encode(state, prefix: prefix))
+    }
+
     /// The file a store writes is the one the encoder makes, in format 4.
     @Test func theFileOnDiskIsTheEncodersFile() throws {
         let configuration = Store.Configuration(fileURL: try JournalFixtures.journalURL(), durability: .none)

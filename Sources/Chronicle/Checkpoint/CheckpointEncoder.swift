@@ -72,16 +72,31 @@ struct CheckpointEncoder {
     /// Adds an object to the current table. Objects come in ascending key
     /// order (the decoder rejects anything else).
     mutating func append(key: Int64, values record: some Collection<PersistedValue>) {
+        append(key: key, primaryKey: { record[record.index(record.startIndex, offsetBy: $0)] }) { (w) in
+            for value in record { EventCodec.encode(value, into: &w) }
+        }
+    }
+
+    /// ``append(key:values:)`` for a record: its values encoded straight
+    /// from their slots (``RecordStorage/encodeValues(into:)``, as a write's
+    /// `.create` events are), not through an array of ``PersistedValue``
+    /// made, encoded and destroyed per object.
+    mutating func append(key: Int64, record: ObjectRecord) {
+        append(key: key, primaryKey: { record[$0] }) { record.storage.encodeValues(into: &$0) }
+    }
+
+    @inline(__always)
+    private mutating func append(key: Int64, primaryKey value: (Int) -> PersistedValue, encode: (inout BinaryWriter) -> Void) {
         let index = tables.count - 1
         var primaryKey: Int64 = -1
         if tables[index].hasPrimaryKeyField, let property = schema[index].primaryKeyIndex {
-            primaryKey = CheckpointFile.primaryKeyField(record[record.index(record.startIndex, offsetBy: property)])
+            primaryKey = CheckpointFile.primaryKeyField(value(property))
             let previous = tables[index].count > 0 ? lastPrimaryKey : -1
             if primaryKey <= previous { tables[index].primaryKeysAscend = false }
             lastPrimaryKey = primaryKey
         }
         values.removeAll()
-        for value in record { EventCodec.encode(value, into: &values) }
+        encode(&values)
         if blockFirst == nil { blockFirst = (key, primaryKey) }
         block.signed(key)
         if tables[index].hasPrimaryKeyField { block.signed(primaryKey) }
@@ -114,6 +129,7 @@ struct CheckpointEncoder {
     /// Hands the blocks made so far to `sink`, at their place in the file,
     /// and reuses their buffer for the next.
     mutating func writePiece<Failure: Error>(to sink: Sink<Failure>) throws(Failure) {
+        guard piece.count > 0 else { return }
         let offset = CheckpointLayout.headerSize + piecesWritten
         try piece.withWrittenBytes(throwing: { (raw) throws(Failure) in try sink(raw, offset) })
         piecesWritten += piece.count

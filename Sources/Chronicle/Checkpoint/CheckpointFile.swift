@@ -116,7 +116,7 @@ enum CheckpointFile {
         for table in state.schema.indices {
             encoder.beginTable()
             for (key, record) in state.objects(table: table) {
-                encoder.append(key: key.rawValue, values: record.values)
+                encoder.append(key: key.rawValue, record: record)
                 if encoder.hasFullPiece { try encoder.writePiece(to: sink) }
             }
         }
