@@ -60,12 +60,14 @@ extension Invocation {
         func option(_ name: String, _ value: String?) -> [String] { value.map { ["--\(name)", $0] } ?? [] }
         switch self {
         case .help: return ["--help"]
-        case let .log(path, from, to, type):
+        case let .log(path, from, to, type, follow):
             return ["log", path] + option("from", String(from)) + option("to", to.map(String.init)) + option("type", type)
+                + (follow ? ["--follow"] : [])
         case let .show(path, version):
             return ["show", path, String(version)]
-        case let .state(path, at, type, json):
+        case let .state(path, at, type, json, follow):
             return ["state", path] + option("at", at.map(String.init)) + option("type", type) + (json ? ["--json"] : [])
+                + (follow ? ["--follow"] : [])
         case let .history(path, type, object, property):
             return ["history", path, type, object.text] + (property.map { [$0] } ?? [])
         case let .diff(path, from, to):

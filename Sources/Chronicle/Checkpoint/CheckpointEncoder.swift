@@ -60,13 +60,36 @@ struct CheckpointEncoder {
     /// Starts the next table; its objects follow with ``append(key:values:)``.
     mutating func beginTable() {
         finishBlock()
+        closeTable()
         let index = tables.count
         precondition(index < schema.count, "CheckpointEncoder: more tables than types")
         let type = schema[index]
-        let hasPrimaryKeyField = type.primaryKeyIndex.map { type.properties[$0].type == .int && type.properties[$0].collection == .none } ?? false
+        let primaryKey = type.primaryKeyIndex
+        let hasPrimaryKeyField = primaryKey.map { type.properties[$0].type == .int && type.properties[$0].collection == .none } ?? false
         tables.append(CheckpointLayout.Table(schema: type, nextKey: nextKeys[index], count: 0,
                                              hasPrimaryKeyField: hasPrimaryKeyField, primaryKeysAscend: hasPrimaryKeyField, blockCount: 0, groups: []))
         tableBlocks.append([])
+        current = Current(primaryKeyField: hasPrimaryKeyField ? primaryKey : nil, count: 0, primaryKeysAscend: hasPrimaryKeyField)
+    }
+
+    /// The table objects are being appended to, kept here rather than in
+    /// ``tables`` while they come: its last element's fields, updated per
+    /// object, cost a uniqueness check each, and the schema's primary key
+    /// a search of its properties.
+    private struct Current {
+        /// The property whose value is each object's primary-key field.
+        var primaryKeyField: Int?
+        var count: Int
+        var primaryKeysAscend: Bool
+    }
+
+    private var current = Current(primaryKeyField: nil, count: 0, primaryKeysAscend: false)
+
+    /// Puts the current table's counts into ``tables``.
+    private mutating func closeTable() {
+        guard !tables.isEmpty else { return }
+        tables[tables.count - 1].count = current.count
+        tables[tables.count - 1].primaryKeysAscend = current.primaryKeysAscend
     }
 
     /// Adds an object to the current table. Objects come in ascending key
@@ -87,23 +110,23 @@ struct CheckpointEncoder {
 
     @inline(__always)
     private mutating func append(key: Int64, primaryKey value: (Int) -> PersistedValue, encode: (inout BinaryWriter) -> Void) {
-        let index = tables.count - 1
+        assert(!tables.isEmpty, "CheckpointEncoder: an object before the first beginTable()")
         var primaryKey: Int64 = -1
-        if tables[index].hasPrimaryKeyField, let property = schema[index].primaryKeyIndex {
+        if let property = current.primaryKeyField {
             primaryKey = CheckpointFile.primaryKeyField(value(property))
-            let previous = tables[index].count > 0 ? lastPrimaryKey : -1
-            if primaryKey <= previous { tables[index].primaryKeysAscend = false }
+            let previous = current.count > 0 ? lastPrimaryKey : -1
+            if primaryKey <= previous { current.primaryKeysAscend = false }
             lastPrimaryKey = primaryKey
         }
         values.removeAll()
         encode(&values)
         if blockFirst == nil { blockFirst = (key, primaryKey) }
         block.signed(key)
-        if tables[index].hasPrimaryKeyField { block.signed(primaryKey) }
+        if current.primaryKeyField != nil { block.signed(primaryKey) }
         block.varint(values.count)
         values.withWrittenBytes { block.raw($0) }
         blockCount += 1
-        tables[index].count += 1
+        current.count += 1
         if blockCount >= Self.blockObjects || block.count >= Self.blockBytes { finishBlock() }
     }
 
@@ -142,6 +165,7 @@ struct CheckpointEncoder {
     consuming func finish<Failure: Error>(prefix: JournalPrefix, to sink: Sink<Failure>) throws(Failure) {
         finishBlock()
         while tables.count < schema.count { beginTable() }
+        closeTable()
         try writePiece(to: sink)
         var entries = BinaryWriter(capacity: tableBlocks.reduce(0) { $0 + $1.count } * CheckpointLayout.entrySize)
         var directory = BinaryWriter(capacity: 1024 + tables.count * 64)
