@@ -80,6 +80,8 @@ extension Invocation {
             return ["import", input, output]
         case let .stats(path):
             return ["stats", path]
+        case let .studio(path, output, open):
+            return ["studio", path] + option("output", output) + (open ? ["--open"] : [])
         }
     }
 }
