@@ -244,13 +244,17 @@ struct CheckpointLayout: Sendable {
     /// withstand hostile files with valid checksums). A directory that
     /// parses is written again as the encoder writes it.
     static func resealed(_ bytes: [UInt8]) -> [UInt8] {
-        guard let places = bytes.withUnsafeBytes({ Places($0) }) else { return bytes }
+        guard bytes.count >= 10 else { return bytes }
         var bytes = bytes
         func seal(_ range: Range<Int>, at offset: Int) {
             let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[range])) }
             withUnsafeBytes(of: crc.littleEndian) { bytes.replaceSubrange(offset..<(offset + 4), with: $0) }
         }
-        seal(0..<(places.headerSize - 4), at: places.headerSize - 4)
+        let headerSize = headerSize(format: UInt16(bytes[8]) | UInt16(bytes[9]) << 8)
+        guard bytes.count >= headerSize else { return bytes }
+        // The header even when what it says does not fit: its other checks then run.
+        seal(0..<(headerSize - 4), at: headerSize - 4)
+        guard let places = bytes.withUnsafeBytes({ Places($0) }) else { return bytes }
         seal(places.directory, at: places.entriesStart - 4)
         guard var layout = bytes.withUnsafeBytes({ try? CheckpointLayout(parsing: $0) }) else { return bytes }
         var directory = BinaryWriter(capacity: places.directory.count + 64)
