@@ -39,8 +39,8 @@ extension Store {
         /// - **Opening** writes the file when it folded at least this many
         ///   events, or found the file damaged or stale: on a background
         ///   queue, as soon as the store is open, so that the first read
-        ///   does not wait for it (writing a large state's file costs more
-        ///   than its fold). Closing, or the store going away, waits for
+        ///   does not wait for it (writing a large state's file costs about
+        ///   as much as its fold). Closing, or the store going away, waits for
         ///   this write: a process that opens, reads and ends still leaves
         ///   the file for the next open.
         /// - **While the store is open**, once commits since the file add

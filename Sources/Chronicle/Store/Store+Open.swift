@@ -6,8 +6,8 @@ extension Store {
     /// when the fold was long (see ``Store/CheckpointPolicy/fileThreshold``)
     /// or the file was damaged or stale. The store writes it in the
     /// background once open (``CheckpointFileWriter/writeAfterOpening()``):
-    /// writing a large state's file costs more than folding it, and the
-    /// caller need not wait for it to read.
+    /// writing a large state's file costs about as much as folding it, and
+    /// the caller need not wait for it to read.
     ///
     /// - Returns: the state, how many events the journal holds beyond the
     ///   checkpoint file (where the store's writer starts counting), and
