@@ -27,7 +27,7 @@ enum ScaleCurve {
             switch self {
             case .foldOne: "open without a checkpoint (fold) + read one"
             case .foldAll: "open without a checkpoint (fold) + read all"
-            case .firstOpen: "first open (fold, write the checkpoint) + read one"
+            case .firstOpen: "first open (fold; the file written after) + read one"
             case .fileOne: "open with the checkpoint file + read one"
             case .fileAll: "open with the checkpoint file + read all"
             case .grdbOne, .grdbAll: ""
