@@ -32,6 +32,31 @@ struct CheckpointRefreshTests {
         try #require(store.checkpointFile.waitUntilIdle(), "a checkpoint write did not finish", sourceLocation: sourceLocation)
     }
 
+    /// Commits once and returns when the background write that commit
+    /// started is stalled, after writing its temporary file, until
+    /// `release` is signalled; `writes` counts the writes that complete.
+    static func stallingTheFirstWrite(of store: Store, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> (release: DispatchSemaphore, writes: Locked<Int>) {
+        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let firstWrite = Locked(true), writes = Locked(0)
+        store.checkpointFile.backgroundFault.withLock {
+            $0 = { step in
+                if step == .syncedDirectory { writes.withLock { $0 += 1 } }
+                guard step == .wroteTemporary else { return }
+                let isFirst = firstWrite.withLock { (first: inout Bool) -> Bool in
+                    defer { first = false }
+                    return first
+                }
+                guard isFirst else { return }
+                entered.signal()
+                _ = release.wait(timeout: .now() + 20)
+            }
+        }
+        try bump(store)
+        try #require(entered.wait(timeout: .now() + 20) == .success, "the background write never started", sourceLocation: sourceLocation)
+        return (release, writes)
+    }
+
     /// One commit of one event (after the first, which defines the type too).
     static func bump(_ store: Store, times: Int = 1) throws {
         for _ in 0..<times {
@@ -77,23 +102,7 @@ struct CheckpointRefreshTests {
     @Test func commitsDoNotWaitForTheFileAndABurstLeadsToOneMoreWrite() throws {
         let url = try JournalFixtures.journalURL()
         let store = try Self.open(url, threshold: 1)
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
-        let firstWrite = Locked(true), writes = Locked(0)
-        store.checkpointFile.backgroundFault.withLock {
-            $0 = { step in
-                if step == .syncedDirectory { writes.withLock { $0 += 1 } }
-                guard step == .wroteTemporary else { return }
-                let isFirst = firstWrite.withLock { (first: inout Bool) -> Bool in
-                    defer { first = false }
-                    return first
-                }
-                guard isFirst else { return }
-                entered.signal()
-                _ = release.wait(timeout: .now() + 20)
-            }
-        }
-        try Self.bump(store)
-        try #require(entered.wait(timeout: .now() + 20) == .success, "the background write never started")
+        let (release, writes) = try Self.stallingTheFirstWrite(of: store)
         // The file's write is stalled; commits go on regardless.
         let clock = ContinuousClock()
         let start = clock.now
@@ -154,21 +163,8 @@ struct CheckpointRefreshTests {
     @Test func closingWaitsForTheWriteOpeningAskedForEvenBeforeItStarts() throws {
         let url = try JournalFixtures.journalURL()
         let store = try Self.open(url, threshold: 1)
-        let entered = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0), closed = DispatchSemaphore(value: 0)
-        let firstWrite = Locked(true), writes = Locked(0)
-        store.checkpointFile.backgroundFault.withLock {
-            $0 = { step in
-                if step == .syncedDirectory { writes.withLock { $0 += 1 } }
-                guard step == .wroteTemporary, firstWrite.withLock({ (first: inout Bool) -> Bool in
-                    defer { first = false }
-                    return first
-                }) else { return }
-                entered.signal()
-                _ = release.wait(timeout: .now() + 20)
-            }
-        }
-        try Self.bump(store)
-        try #require(entered.wait(timeout: .now() + 20) == .success, "the background write never started")
+        let closed = DispatchSemaphore(value: 0)
+        let (release, writes) = try Self.stallingTheFirstWrite(of: store)
         // Queued behind the stalled write, as opening's write would be.
         store.checkpointFile.writeAfterOpening()
         try Self.bump(store, times: 3)
