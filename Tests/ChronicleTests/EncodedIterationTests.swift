@@ -46,17 +46,25 @@ struct EncodedIterationTests {
 
     /// Every step of a scan of `table` until it ends or hands over.
     static func steps(_ table: any DeferredTable) -> (keys: [Int64], blocks: [EncodedBlock], handover: ObjectKey?) {
+        let (keys, blocks, _, handover) = stepsWithPlaces(table)
+        return (keys, blocks, handover)
+    }
+
+    /// ``steps(_:)`` with where each step said its object's values are.
+    static func stepsWithPlaces(_ table: any DeferredTable)
+        -> (keys: [Int64], blocks: [EncodedBlock], places: [EncodedBlock.Place], handover: ObjectKey?) {
         var scan = EncodedScan(table)
-        var keys: [Int64] = [], blocks: [EncodedBlock] = []
+        var keys: [Int64] = [], blocks: [EncodedBlock] = [], places: [EncodedBlock.Place] = []
         while true {
             switch scan.next() {
-            case .object(let key, let block):
+            case .object(let key, let block, let place):
                 keys.append(key.rawValue)
                 blocks.append(block.takeUnretainedValue())
+                places.append(place)
             case .end:
-                return (keys, blocks, nil)
+                return (keys, blocks, places, nil)
             case .unavailable(let resume):
-                return (keys, blocks, resume)
+                return (keys, blocks, places, resume)
             }
         }
     }
@@ -81,6 +89,34 @@ struct EncodedIterationTests {
             }
         }
         #expect(blocks.first?.value(forKey: 5, property: 0) == nil, "a deleted object is in no block")
+        #expect(!table.isBuilt)
+    }
+
+    /// The place a scan hands with each object (where a handle reads it
+    /// from, found once) is the block's place for that key, and reading
+    /// there gives the fold's values; reading it property after property
+    /// with one cursor, as a handle does, too.
+    @Test(arguments: [20, 1000])
+    func eachStepsPlaceReadsThatObjectsValues(players: Int) throws {
+        let fixture = try Lazy.fixture(players: players, name: "encoded-places-\(players)")
+        let lazy = try Lazy.lazy(fixture.checkpoint, fixture.journal)
+        let table = try #require(Lazy.deferred(lazy, 0))
+        let (keys, blocks, places, handover) = Self.stepsWithPlaces(table)
+        #expect(handover == nil)
+        let folded = fixture.folded.objects(table: 0)
+        #expect(keys == folded.map(\.key.rawValue))
+        for (((key, record), block), place) in zip(zip(folded, blocks), places) {
+            let found = try #require(block.place(forKey: key.rawValue))
+            #expect(found.start == place.start && found.count == place.count && found.readable == place.readable, "key \(key)")
+            var cursor = CheckpointTable.EncodedCursor.start
+            for property in record.values.indices {
+                var alone = CheckpointTable.EncodedCursor.start
+                #expect(block.read(at: place, property: property, cursor: &alone).value == record.values[property],
+                        "key \(key), property \(property)")
+                #expect(block.read(at: place, property: property, cursor: &cursor).value == record.values[property],
+                        "key \(key), property \(property), after the ones before")
+            }
+        }
         #expect(!table.isBuilt)
     }
 

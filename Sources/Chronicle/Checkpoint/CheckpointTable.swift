@@ -238,23 +238,28 @@ final class CheckpointTable: EncodedTable {
                 throw Damage()
             }
         }
+        let hasPrimaryKeyField = layout.hasPrimaryKeyField, nextKey = layout.nextKey
+        // Each key above the one before, the first the entry's (so all
+        // are at least it, which is not negative), all below the next key.
+        guard entry.firstKey >= 0, entry.objects > 0 else { throw Damage() }
+        var previous = entry.firstKey &- 1, first: Int64 = -1
         var kept: [EncodedBlock.Entry] = []
         kept.reserveCapacity(entry.objects)
-        var previous = entry.firstKey &- 1
-        let hasPrimaryKeyField = layout.hasPrimaryKeyField, nextKey = layout.nextKey
-        for index in 0..<entry.objects {
+        for _ in 0..<entry.objects {
             let raw = try varint()
             let key = Int64(bitPattern: (raw >> 1) ^ (0 &- (raw & 1)))
-            guard index == 0 ? key == entry.firstKey : key > previous, key >= 0, key < nextKey else { throw Damage() }
+            guard key > previous, key < nextKey else { throw Damage() }
+            if first < 0 { first = key }
             previous = key
             if hasPrimaryKeyField { _ = try varint() }
             let length = try varint()
-            guard length <= UInt64(end - offset) else { throw Damage() }
-            let count = Int(length)
+            // `offset` never passes `end`: every varint ends before it.
+            guard length <= UInt64(end &- offset) else { throw Damage() }
+            let count = Int(truncatingIfNeeded: length)
             if key >= start { kept.append(EncodedBlock.Entry(key: key, start: offset, count: count)) }
-            offset += count
+            offset &+= count
         }
-        guard offset == end else { throw Damage() }
+        guard offset == end, first == entry.firstKey else { throw Damage() }
         return kept
     }
 

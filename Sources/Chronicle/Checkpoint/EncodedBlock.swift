@@ -30,13 +30,20 @@ final class EncodedBlock: Sendable {
     /// the table for nothing).
     let isLast: Bool
     private let table: CheckpointTable
+    /// Kept for its mapping: `fileStart` and `fileCount` are its bytes.
     private let file: MappedFile
+    // Sendable: the mapped bytes are never written, and `file` keeps them mapped.
+    nonisolated(unsafe) private let fileStart: UnsafeRawPointer
+    private let fileCount: Int
 
     init(objects: [Entry], isLast: Bool, table: CheckpointTable, file: MappedFile) {
         self.objects = objects
         self.isLast = isLast
         self.table = table
         self.file = file
+        let bytes = file.bytes
+        fileStart = bytes.baseAddress.unsafelyUnwrapped
+        fileCount = bytes.count
     }
 
     /// The value of `property` (an index in the table's schema) of object
@@ -48,39 +55,68 @@ final class EncodedBlock: Sendable {
     /// them.
     func value(forKey key: Int64, property: Int, loadingPastTheObject: Bool = true) -> PersistedValue? {
         var cursor = CheckpointTable.EncodedCursor.start
-        return read(forKey: key, property: property, cursor: &cursor, loadingPastTheObject: loadingPastTheObject).value
+        guard let place = place(forKey: key, loadingPastTheObject: loadingPastTheObject) else { return nil }
+        return read(at: place, property: property, cursor: &cursor).value
     }
 
-    /// ``value(forKey:property:)`` as ``CheckpointTable/read(in:property:)``
-    /// answers it: a plain integer or short string as a record's slot holds
-    /// it. `.unreadable` also when the block does not hold the object.
-    @inline(__always)
-    func read(forKey key: Int64, property: Int) -> CheckpointTable.EncodedRead {
-        var cursor = CheckpointTable.EncodedCursor.start
-        return read(forKey: key, property: property, cursor: &cursor)
+    /// Where one object's values lie in the mapped file: found once per
+    /// handle (``place(forKey:)``), so that each read of a property goes
+    /// straight to the bytes. Valid while the block is alive (it keeps the
+    /// file mapped).
+    struct Place {
+        /// The object's first byte.
+        let start: UnsafeRawPointer
+        /// The object's bytes.
+        let count: Int
+        /// How many bytes from `start` may be loaded: to the file's end (a
+        /// short value at the object's end is then read with one word
+        /// load, the bytes past the object masked off).
+        let readable: Int
     }
 
-    /// ``read(forKey:property:)`` from where `cursor` says the reads of
-    /// object `key` got to, moving it on (see
-    /// ``CheckpointTable/read(in:readable:property:cursor:)``); `cursor` must have
-    /// been made by reads of this object in this block.
+    /// Where the values of ``objects``' element `position` are.
+    ///
+    /// - Complexity: O(1).
     @inline(__always)
-    func read(forKey key: Int64, property: Int, cursor: inout CheckpointTable.EncodedCursor) -> CheckpointTable.EncodedRead {
-        read(forKey: key, property: property, cursor: &cursor, loadingPastTheObject: true)
-    }
-
-    @inline(__always)
-    private func read(forKey key: Int64, property: Int, cursor: inout CheckpointTable.EncodedCursor,
-                      loadingPastTheObject: Bool) -> CheckpointTable.EncodedRead {
-        // Once the table is built (damage found, perhaps in this block),
-        // reads answer from it.
-        guard !table.isBuilt, let position = position(of: key) else { return .unreadable }
+    func place(at position: Int) -> Place {
         let object = objects[position]
+        return Place(start: fileStart + object.start, count: object.count, readable: fileCount &- object.start)
+    }
+
+    /// Where object `key`'s values are; `nil` if the block does not hold it.
+    ///
+    /// - Complexity: O(1) where keys have no gaps, else O(log block size).
+    @inline(__always)
+    func place(forKey key: Int64) -> Place? {
+        place(forKey: key, loadingPastTheObject: true)
+    }
+
+    /// With `loadingPastTheObject` `false` (for tests), no byte past the
+    /// object's may be loaded: as where the file ends right after them.
+    @inline(__always)
+    private func place(forKey key: Int64, loadingPastTheObject: Bool) -> Place? {
+        guard let position = position(of: key) else { return nil }
         // The block's reader checked that the object's bytes are in the
         // file; the file's bytes after them may be loaded too (and masked).
-        let file = file.bytes
-        let bytes = UnsafeRawBufferPointer(start: file.baseAddress.unsafelyUnwrapped + object.start, count: object.count)
-        return table.read(in: bytes, readable: loadingPastTheObject ? file.count - object.start : object.count,
+        let place = place(at: position)
+        return loadingPastTheObject ? place : Place(start: place.start, count: place.count, readable: place.count)
+    }
+
+    /// The value of `property` of the object at `place` (which must be
+    /// this block's), as ``CheckpointTable/read(in:readable:property:cursor:)``
+    /// answers it: a plain integer or short string as a record's slot holds
+    /// it; `.unreadable` once the table is built. Starts where `cursor`
+    /// says the reads of this object got to, and moves it on; `cursor` must
+    /// have been made by reads of this object.
+    ///
+    /// - Complexity: O(1) for the property after the last one read; else
+    ///   O(values stepped over).
+    @inline(__always)
+    func read(at place: Place, property: Int, cursor: inout CheckpointTable.EncodedCursor) -> CheckpointTable.EncodedRead {
+        // Once the table is built (damage found, perhaps in this block),
+        // reads answer from it.
+        guard !table.isBuilt else { return .unreadable }
+        return table.read(in: UnsafeRawBufferPointer(start: place.start, count: place.count), readable: place.readable,
                           property: property, cursor: &cursor)
     }
 

@@ -14,8 +14,9 @@
 ///   every block's worth of steps.
 struct EncodedScan {
     enum Step {
-        /// The block stays valid until the scan's next step.
-        case object(ObjectKey, Unmanaged<EncodedBlock>)
+        /// The block stays valid until the scan's next step; the object's
+        /// values are at the place in it.
+        case object(ObjectKey, Unmanaged<EncodedBlock>, EncodedBlock.Place)
         case end
         /// Read on from the built table, from this key.
         case unavailable(resume: ObjectKey)
@@ -35,9 +36,10 @@ struct EncodedScan {
     mutating func next() -> Step {
         if let block, position < block.objects.count {
             let key = block.objects[position].key
+            let place = block.place(at: position)
             position += 1
             resume = key + 1
-            return .object(ObjectKey(key), Unmanaged.passUnretained(block))
+            return .object(ObjectKey(key), Unmanaged.passUnretained(block), place)
         }
         if let block, block.isLast { return .end }
         guard let table else { return .unavailable(resume: ObjectKey(resume)) }

@@ -43,8 +43,13 @@ extension Results {
         private var leaves: ObjectLeafScan?
         /// The element yielded last, when elements may be reused: if the
         /// caller let go of it, the next element is that one moved (see
-        /// ``liveElement(key:snapshot:encoded:)``).
+        /// ``liveElement(key:snapshot:encoded:place:)``).
         private var lastElement: Element?
+        /// `lastElement` as its handle, unretained (`lastElement` keeps
+        /// it), when the elements are the handles: read without the
+        /// generic `Element`, whose every use from this unspecialised
+        /// code asks for type metadata.
+        private var lastHandle: Unmanaged<ObjectBase>?
         /// Whether the model class stores only `@Persisted` properties
         /// (``ClassMetadata/allowsHandleReuse``) and, for a projection,
         /// the projection class only `@Projected` ones
@@ -87,12 +92,12 @@ extension Results {
             guard let unretainedTable else { return nil }
             if leaves != nil {
                 guard let (key, record) = leaves!.next() else { return nil }
-                return liveElement(key: key, snapshot: record.pointee, encoded: nil)
+                return liveElement(key: key, snapshot: record.pointee, encoded: nil, place: nil)
             }
             if encoded != nil {
                 switch encoded!.next() {
-                case .object(let key, let block):
-                    return liveElement(key: key, snapshot: nil, encoded: block)
+                case .object(let key, let block, let place):
+                    return liveElement(key: key, snapshot: nil, encoded: block, place: place)
                 case .end:
                     return nil
                 case .unavailable(let resume):
@@ -129,7 +134,7 @@ extension Results {
             let snapshot = sequence == 0 ? nil
                 : evaluation.records.count == evaluation.keys.count ? evaluation.records[index]
                 : state.unsafelyUnwrapped.object(table: unretainedTable._withUnsafeGuaranteedRef { $0.index }, key: key)
-            return liveElement(key: key, snapshot: snapshot, encoded: nil)
+            return liveElement(key: key, snapshot: snapshot, encoded: nil, place: nil)
         }
 
         /// The element on object `key`: a live handle keeping its record
@@ -151,12 +156,12 @@ extension Results {
         /// and `lastElement` keep them), and no closure here captures
         /// `self`: one that did asked for the iterator's generic metadata
         /// on every element.
-        private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?) -> Element {
-            if reusesElements, isKnownUniquelyReferenced(&lastElement),
-               let handle = elementsAreHandles ? relocatable(lastElement.unsafelyUnwrapped) : lastElement.unsafelyUnwrapped._relocatableRoot {
+        private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?,
+                                          place: EncodedBlock.Place?) -> Element {
+            if reusesElements, let handle = reusableHandle() {
                 let kept = snapshot != nil || encoded != nil ? sequence : 0
                 var record = snapshot.take()
-                handle._withUnsafeGuaranteedRef { $0.relocate(to: key, snapshot: &record, encoded: encoded, sequence: kept) }
+                handle._withUnsafeGuaranteedRef { $0.relocate(to: key, snapshot: &record, encoded: encoded, at: place, sequence: kept) }
                 return lastElement.unsafelyUnwrapped
             }
             let sequence = self.sequence
@@ -166,18 +171,35 @@ extension Results {
                                  .remembering(snapshot.take(), encoded: encoded?.takeUnretainedValue(), sequence: sequence))
                 }
             }
+            let made = Unmanaged.passUnretained(handle)
             let element = Element._project(handle)
             lastElement = reusesElements ? element : nil
+            lastHandle = reusesElements && elementsAreHandles ? made : nil
             return element
         }
 
-        /// `element`, a handle, if it may be moved: what
-        /// ``_ObjectProjecting/_relocatableRoot`` answers, without the
-        /// protocol call per element.
+        /// The handle of ``lastElement`` if the caller let go of it and it
+        /// may be moved: `lastElement` holds the element's only strong
+        /// reference, and the handle may be relocated
+        /// (``ObjectBase/isRelocatable``, or for a projection
+        /// ``_ObjectProjecting/_relocatableRoot``).
+        ///
+        /// For handles, one load of the handle's inline reference count
+        /// answers both questions
+        /// (`Unmanaged.isHeldOnceAndNeverWeaklyOrUnownedReferenced`),
+        /// rather than a call of `isKnownUniquelyReferenced`, which is not
+        /// specialised here (the iterator is generic and not inlinable), and
+        /// a second look at the count. The handle is ``lastHandle``, so
+        /// that no copy of the element, retained, is counted.
         @inline(__always)
-        private func relocatable(_ element: Element) -> Unmanaged<ObjectBase>? {
-            let handle = Unmanaged.passUnretained(unsafeDowncast(element as AnyObject, to: ObjectBase.self))
-            return handle._withUnsafeGuaranteedRef { $0.isRelocatable } ? handle : nil
+        private mutating func reusableHandle() -> Unmanaged<ObjectBase>? {
+            if elementsAreHandles {
+                guard let handle = lastHandle else { return nil }
+                return handle.isHeldOnceAndNeverWeaklyOrUnownedReferenced
+                    && handle._withUnsafeGuaranteedRef { $0.isUnboundLiveHandle } ? handle : nil
+            }
+            guard isKnownUniquelyReferenced(&lastElement) else { return nil }
+            return lastElement.unsafelyUnwrapped._relocatableRoot
         }
     }
 }

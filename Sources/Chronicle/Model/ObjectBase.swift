@@ -70,6 +70,11 @@ open class ObjectBase: @unchecked Sendable {
     /// encoded, from which a read decodes the one value it wants (see
     /// ``EncodedBlock``).
     @exclusivity(unchecked) private var liveEncoded: EncodedBlock?
+    /// With `liveEncoded`: where in it the object's bytes are, found once
+    /// when the handle is made or moved rather than by every read (`nil`
+    /// if the block does not hold the object: reads then take the slow
+    /// path). Points into the file the block keeps mapped.
+    @exclusivity(unchecked) private var liveEncodedPlace: EncodedBlock.Place?
     @exclusivity(unchecked) private var liveSnapshotSequence: UInt64
     /// With `liveEncoded`: where the reads of the object's bytes got to
     /// (``CheckpointTable/EncodedCursor``), so that reading its properties
@@ -89,6 +94,7 @@ open class ObjectBase: @unchecked Sendable {
             liveKey = key
             liveSnapshot = snapshot
             liveEncoded = encoded
+            liveEncodedPlace = encoded?.place(forKey: key.rawValue)
             liveSnapshotSequence = sequence
             unmanagedValues = nil
         case .bound(let handle):
@@ -97,6 +103,7 @@ open class ObjectBase: @unchecked Sendable {
             liveKey = ObjectKey(0)
             liveSnapshot = nil
             liveEncoded = nil
+            liveEncodedPlace = nil
             liveSnapshotSequence = 0
             unmanagedValues = nil
             _ = binding.storeIfNil(handle)
@@ -106,6 +113,7 @@ open class ObjectBase: @unchecked Sendable {
             liveKey = ObjectKey(0)
             liveSnapshot = nil
             liveEncoded = nil
+            liveEncodedPlace = nil
             liveSnapshotSequence = 0
             unmanagedValues = ConstructionFrame.take()
         }
@@ -142,7 +150,8 @@ open class ObjectBase: @unchecked Sendable {
     /// Points this live handle at object `key` of its table, with its
     /// record or its encoded block in the published state numbered
     /// `sequence` (as ``ConstructionFrame/makeLiveHandle(_:store:table:key:snapshot:encoded:sequence:)``
-    /// takes them).
+    /// takes them); with a block, `place` is where in it the object's
+    /// values are (``EncodedBlock/place(at:)``).
     ///
     /// Only for the iteration that made the handle and holds the only
     /// reference to it (see ``isRelocatable``): to everyone else the
@@ -152,12 +161,14 @@ open class ObjectBase: @unchecked Sendable {
     /// `snapshot` is swapped in: on return it holds the record the handle
     /// kept before, for the caller to drop. (Assigned, the new record was
     /// retained for the handle and released as the argument.)
-    final func relocate(to key: ObjectKey, snapshot: inout ObjectRecord?, encoded: Unmanaged<EncodedBlock>?, sequence: UInt64) {
+    final func relocate(to key: ObjectKey, snapshot: inout ObjectRecord?, encoded: Unmanaged<EncodedBlock>?,
+                        at place: EncodedBlock.Place?, sequence: UInt64) {
         liveKey = key
         swap(&liveSnapshot, &snapshot)
         // Consecutive objects share their block: no retain and release.
         let kept = liveEncoded.map { Unmanaged.passUnretained($0).toOpaque() }
         if kept != encoded?.toOpaque() { liveEncoded = encoded?.takeUnretainedValue() }
+        liveEncodedPlace = place
         liveSnapshotSequence = sequence
         liveCursor.store(0, ordering: .relaxed)
     }
@@ -288,15 +299,22 @@ open class ObjectBase: @unchecked Sendable {
         withCurrentValue(ordinal: ordinal, slot: { slot, tag in
             var value = RecordStorage.load(slot, tag: tag)
             return body(&value)
+        }, words: { words, tag in
+            var words = words
+            var value = withUnsafeBytes(of: &words) { RecordStorage.load($0.baseAddress.unsafelyUnwrapped, tag: tag) }
+            return body(&value)
         }, body)
     }
 
     /// ``withCurrentValue(ordinal:_:)``, handing a remembered record's value
     /// to `slot` where it lies (its slot and kind, see ``RecordStorage``):
     /// a primitive read converts from there without making a
-    /// ``PersistedValue`` (and destroying it) in between.
+    /// ``PersistedValue`` (and destroying it) in between. A plain integer
+    /// or short string read from a checkpoint file goes to `words` as the
+    /// two words a slot would hold (owning nothing) and its kind.
     @inline(__always)
     final func withCurrentValue<R>(ordinal: Int, slot: (UnsafeRawPointer, UInt64) -> R,
+                                   words: ((UInt64, UInt64), UInt64) -> R,
                                    _ body: (UnsafePointer<PersistedValue>) -> R) -> R? {
         // Only a live handle with a remembered record has a sequence.
         if liveSnapshotSequence != 0 {
@@ -316,16 +334,22 @@ open class ObjectBase: @unchecked Sendable {
                 // Unretained: the handle keeps the block.
                 // A plain integer or short string comes as a slot's words:
                 // no `PersistedValue` made and destroyed around the read.
+                // The object's bytes were found when the handle was made
+                // or moved (`liveEncodedPlace`); without them (the block
+                // does not hold the object) the read takes the slow path.
                 let block = Unmanaged.passUnretained(liveEncoded.unsafelyUnwrapped)
-                let key = liveKey.rawValue
                 var cursor = CheckpointTable.EncodedCursor(word: liveCursor.load(ordering: .relaxed))
-                let read = withExtendedLifetime(self) {
-                    block._withUnsafeGuaranteedRef { $0.read(forKey: key, property: property, cursor: &cursor) }
+                let read: CheckpointTable.EncodedRead = if let place = liveEncodedPlace {
+                    withExtendedLifetime(self) {
+                        block._withUnsafeGuaranteedRef { $0.read(at: place, property: property, cursor: &cursor) }
+                    }
+                } else {
+                    .unreadable
                 }
                 liveCursor.store(cursor.word, ordering: .relaxed)
                 switch consume read {
-                case .slot(let tag, var words):
-                    return withUnsafeBytes(of: &words) { slot($0.baseAddress.unsafelyUnwrapped, tag) }
+                case .slot(let tag, let slotWords):
+                    return words(slotWords, tag)
                 case .value(var value):
                     return body(&value)
                 case .unreadable:

@@ -113,6 +113,11 @@ public protocol _PrimitivePersistable: _PersistableProperty, _PersistableWrapped
     /// slot holds another kind. Implementation detail: the types read most
     /// convert from the slot directly.
     static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self?
+    /// ``_fromSlot(_:tag:)`` of a plain integer or a short string read from
+    /// a checkpoint file, as the two words a slot would hold them: an
+    /// integer's bits in the first, a string as a small `String` holds
+    /// it (no storage to retain). Implementation detail.
+    static func _fromSlotWords(_ words: (UInt64, UInt64), tag: UInt64) -> Self?
 }
 
 extension _PrimitivePersistable {
@@ -124,6 +129,11 @@ extension _PrimitivePersistable {
     /// Implementation detail: converts the slot's value through ``PersistedValue``.
     public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? {
         Self(_primitive: RecordStorage.load(slot, tag: tag))
+    }
+    /// Implementation detail: ``_fromSlot(_:tag:)`` of the words.
+    public static func _fromSlotWords(_ words: (UInt64, UInt64), tag: UInt64) -> Self? {
+        var words = words
+        return withUnsafeBytes(of: &words) { _fromSlot($0.baseAddress.unsafelyUnwrapped, tag: tag) }
     }
     public static func _recordingValue(_ recording: _Recording) -> Self? { _recordingElement(recording) }
     /// Implementation detail: the stored value, in the slot.
@@ -159,6 +169,7 @@ extension _PrimitivePersistable {
 @inline(__always)
 func readPrimitive<T: _PrimitivePersistable>(_ object: ObjectBase, ordinal: Int) -> T {
     if let value = object.withCurrentValue(ordinal: ordinal, slot: { T._fromSlot($0, tag: $1) ?? T._zero },
+                                           words: { T._fromSlotWords($0, tag: $1) ?? T._zero },
                                            { T(_primitive: $0.pointee) ?? T._zero }) {
         return value
     }
@@ -177,6 +188,15 @@ extension String: _PrimitivePersistable {
     /// Implementation detail: reads a string slot in place.
     public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> String? {
         tag == RecordStorage.Tag.string ? slot.load(as: String.self) : nil
+    }
+    /// Implementation detail: the words are a small string's, which owns
+    /// no storage: moved out as they are, with nothing to retain (a copy
+    /// of them, as `load` or `unsafeBitCast` makes, calls the runtime to
+    /// retain the string).
+    public static func _fromSlotWords(_ words: (UInt64, UInt64), tag: UInt64) -> String? {
+        guard tag == RecordStorage.Tag.string else { return nil }
+        var words = words
+        return withUnsafeMutablePointer(to: &words) { $0.withMemoryRebound(to: String.self, capacity: 1) { $0.move() } }
     }
     /// Implementation detail: the string, in the slot.
     public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? {
@@ -295,6 +315,10 @@ extension _PersistableInteger {
     /// Implementation detail: reads an integer slot in place.
     public static func _fromSlot(_ slot: UnsafeRawPointer, tag: UInt64) -> Self? {
         tag == RecordStorage.Tag.int ? Self(exactly: slot.load(as: Int64.self)) : nil
+    }
+    /// Implementation detail: the integer in the first word.
+    public static func _fromSlotWords(_ words: (UInt64, UInt64), tag: UInt64) -> Self? {
+        tag == RecordStorage.Tag.int ? Self(exactly: Int64(bitPattern: words.0)) : nil
     }
     /// Implementation detail: the integer, in the slot.
     public func _initializeUnmanagedSlot(_ slot: UnsafeMutableRawPointer) -> UInt64? {
