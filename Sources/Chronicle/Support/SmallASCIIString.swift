@@ -80,8 +80,10 @@ enum SmallASCIIString {
     /// The two words of the small string holding `bytes` (see
     /// ``words(count:at:)``), copied: for bytes that may not be followed by
     /// sixteen readable ones. Only where ``isAvailable``: the caller checks,
-    /// once.
-    @inline(__always)
+    /// once. Out of line: only a string within 16 bytes of its file's end
+    /// takes it, and its buffer on the stack made every caller guard its
+    /// stack frame.
+    @inline(never)
     static func words(copying bytes: UnsafeRawBufferPointer) -> (UInt64, UInt64)? {
         layOut(bytes.bindMemory(to: UInt8.self))
     }
