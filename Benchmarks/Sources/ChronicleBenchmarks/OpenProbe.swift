@@ -12,6 +12,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe foldall DIR        # open without the checkpoint file (fold the journal), read every score
 ///     ChronicleBenchmarks --probe iterate DIR [COUNT] # a fresh store of COUNT players (default 100k); iterate them reading the name, 20 times, then as projections, 20 times
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
+///     ChronicleBenchmarks --probe reopen DIR [COUNT] # two folds reading every score (each store dropped), then `repeat`'s 20 opens
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 ///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
@@ -142,6 +143,24 @@ enum OpenProbe {
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
             let probe = count / 2 + 17
+            for _ in 0..<20 {
+                let start = ContinuousClock.now
+                do {
+                    let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+                    precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+                }
+                print(ContinuousClock.now - start)
+            }
+        case "reopen":
+            // W6's order in one process: folds of the journal (each store
+            // dropped), then opens with the checkpoint file, each timed.
+            let probe = count / 2 + 17
+            for _ in 0..<2 {
+                let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
+                var sum = 0
+                for player in store.objects(Player.self) { sum &+= player.score }
+                blackHole(sum)
+            }
             for _ in 0..<20 {
                 let start = ContinuousClock.now
                 do {
