@@ -129,6 +129,30 @@ struct EncodedIterationTests {
         #expect(keys == fixture.folded.objects(table: 0).map(\.key.rawValue).filter { $0 < damagedBlock.firstKey })
     }
 
+    /// A block whose entry says a first key one off its first object's,
+    /// every checksum recomputed: the directory still adds up, and only
+    /// the walk over the block's objects can tell (one below: the first
+    /// object's key is above the entry's; one above: below it). The scan
+    /// hands over where the block starts, and the table built instead is
+    /// the fold's.
+    @Test(arguments: [Int64(-1), 1])
+    func aBlockWhoseFirstObjectIsNotItsEntrysFirstKeyHandsTheScanOver(delta: Int64) throws {
+        let fixture = try Lazy.fixture(players: 1000)
+        let block = try Lazy.blocks(of: fixture.checkpoint)[2]
+        var changed = fixture.checkpoint
+        let at = try CheckpointGroupTests.entryField(16, ofBlock: 2, in: changed)
+        let firstKey = changed[at..<(at + 8)].reversed().reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        #expect(firstKey == block.firstKey)
+        for index in 0..<8 { changed[at + index] = UInt8(truncatingIfNeeded: (firstKey &+ delta) >> (8 * Int64(index))) }
+        changed = CheckpointLayout.resealed(changed)
+        let lazy = try Lazy.lazy(changed, fixture.journal)
+        let table = try #require(Lazy.deferred(lazy, 0))
+        let (keys, _, handover) = Self.steps(table)
+        #expect(handover == ObjectKey(block.firstKey))
+        #expect(keys == fixture.folded.objects(table: 0).map(\.key.rawValue).filter { $0 < block.firstKey })
+        #expect(lazy.isContentEqual(fixture.folded))
+    }
+
     /// Checksums recomputed over a changed tag: the block's shape holds,
     /// but the value, and any read that steps over it, is refused.
     @Test func aValueThatDoesNotFitItsPropertyIsNotReturned() throws {
