@@ -43,13 +43,18 @@ extension Results {
         private var leaves: ObjectLeafScan?
         /// The element yielded last, when elements may be reused: if the
         /// caller let go of it, the next element is that one moved (see
-        /// ``liveElement(key:snapshot:encoded:place:)``).
+        /// ``liveElement(key:snapshot:encoded:)``).
         private var lastElement: Element?
         /// `lastElement` as its handle, unretained (`lastElement` keeps
         /// it), when the elements are the handles: read without the
         /// generic `Element`, whose every use from this unspecialised
         /// code asks for type metadata.
         private var lastHandle: Unmanaged<ObjectBase>?
+        /// Where the encoded scan's last object lies in its block, for
+        /// ``liveElement(key:snapshot:encoded:)`` (kept here rather than
+        /// passed: the other paths would pass an empty one on every
+        /// element).
+        private var encodedPlace: EncodedBlock.Place?
         /// Whether the model class stores only `@Persisted` properties
         /// (``ClassMetadata/allowsHandleReuse``) and, for a projection,
         /// the projection class only `@Projected` ones
@@ -92,12 +97,13 @@ extension Results {
             guard let unretainedTable else { return nil }
             if leaves != nil {
                 guard let (key, record) = leaves!.next() else { return nil }
-                return liveElement(key: key, snapshot: record.pointee, encoded: nil, place: nil)
+                return liveElement(key: key, snapshot: record.pointee, encoded: nil)
             }
             if encoded != nil {
                 switch encoded!.next() {
                 case .object(let key, let block, let place):
-                    return liveElement(key: key, snapshot: nil, encoded: block, place: place)
+                    encodedPlace = place
+                    return liveElement(key: key, snapshot: nil, encoded: block)
                 case .end:
                     return nil
                 case .unavailable(let resume):
@@ -134,7 +140,7 @@ extension Results {
             let snapshot = sequence == 0 ? nil
                 : evaluation.records.count == evaluation.keys.count ? evaluation.records[index]
                 : state.unsafelyUnwrapped.object(table: unretainedTable._withUnsafeGuaranteedRef { $0.index }, key: key)
-            return liveElement(key: key, snapshot: snapshot, encoded: nil, place: nil)
+            return liveElement(key: key, snapshot: snapshot, encoded: nil)
         }
 
         /// The element on object `key`: a live handle keeping its record
@@ -156,11 +162,11 @@ extension Results {
         /// and `lastElement` keep them), and no closure here captures
         /// `self`: one that did asked for the iterator's generic metadata
         /// on every element.
-        private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?,
-                                          place: EncodedBlock.Place?) -> Element {
+        private mutating func liveElement(key: ObjectKey, snapshot: consuming ObjectRecord?, encoded: Unmanaged<EncodedBlock>?) -> Element {
             if reusesElements, let handle = reusableHandle() {
                 let kept = snapshot != nil || encoded != nil ? sequence : 0
                 var record = snapshot.take()
+                let place = encoded == nil ? nil : encodedPlace
                 handle._withUnsafeGuaranteedRef { $0.relocate(to: key, snapshot: &record, encoded: encoded, at: place, sequence: kept) }
                 return lastElement.unsafelyUnwrapped
             }

@@ -168,7 +168,8 @@ open class ObjectBase: @unchecked Sendable {
         // Consecutive objects share their block: no retain and release.
         let kept = liveEncoded.map { Unmanaged.passUnretained($0).toOpaque() }
         if kept != encoded?.toOpaque() { liveEncoded = encoded?.takeUnretainedValue() }
-        liveEncodedPlace = place
+        // Read only while `liveEncoded` is set: left as it is otherwise.
+        if encoded != nil { liveEncodedPlace = place }
         liveSnapshotSequence = sequence
         liveCursor.store(0, ordering: .relaxed)
     }
