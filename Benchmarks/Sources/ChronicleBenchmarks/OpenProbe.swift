@@ -142,33 +142,17 @@ enum OpenProbe {
             print("a lookup:", (ContinuousClock.now - looking) / keys.count)
         case "repeat":
             // Opens in one process, as the harness measures them (the first pays one-time costs).
-            let probe = count / 2 + 17
-            for _ in 0..<20 {
-                let start = ContinuousClock.now
-                do {
-                    let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
-                    precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
-                }
-                print(ContinuousClock.now - start)
-            }
+            try timedOpens(journal, probe: count / 2 + 17)
         case "reopen":
             // W6's order in one process: folds of the journal (each store
             // dropped), then opens with the checkpoint file, each timed.
-            let probe = count / 2 + 17
             for _ in 0..<2 {
                 let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
                 var sum = 0
                 for player in store.objects(Player.self) { sum &+= player.score }
                 blackHole(sum)
             }
-            for _ in 0..<20 {
-                let start = ContinuousClock.now
-                do {
-                    let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
-                    precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
-                }
-                print(ContinuousClock.now - start)
-            }
+            try timedOpens(journal, probe: count / 2 + 17)
         case "observe":
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let options = Options(directory: directory)
@@ -199,6 +183,19 @@ enum OpenProbe {
             fatalError("unknown probe \(arguments[0])")
         }
         print(arguments[0], ContinuousClock.now - start)
+    }
+}
+
+/// 20 opens of `journal` with its checkpoint file, each reading player
+/// `probe` and each timed (printed), for `--probe repeat` and `reopen`.
+private func timedOpens(_ journal: URL, probe: Int) throws {
+    for _ in 0..<20 {
+        let start = ContinuousClock.now
+        do {
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+            precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
+        }
+        print(ContinuousClock.now - start)
     }
 }
 
