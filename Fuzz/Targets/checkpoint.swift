@@ -50,14 +50,20 @@ public func checkpointFuzzTarget(_ data: UnsafePointer<UInt8>?, _ size: Int) -> 
             guard let deferred = lazy.tables[table].deferred else { continue }
             var scan = EncodedScan(deferred)
             var steps = 0
-            while steps < 300, case .object(let key, let block) = scan.next() {
+            while steps < 300, case .object(let key, let unretained, let place) = scan.next() {
                 steps += 1
                 guard let record = truth.object(table: table, key: key) else { fuzzViolation("an encoded scan yielded an object the state lacks") }
+                // The scan keeps the block until its next step.
+                let block = unretained.takeUnretainedValue()
+                // As a handle reads: at the place the scan gave, property
+                // after property with one cursor.
+                var cursor = CheckpointTable.EncodedCursor.start
                 for property in record.values.indices {
-                    // The scan keeps the block until its next step.
-                    if let value = block.takeUnretainedValue().value(forKey: key.rawValue, property: property),
-                       value != record.values[property] {
+                    if let value = block.value(forKey: key.rawValue, property: property), value != record.values[property] {
                         fuzzViolation("an encoded block's value differs from the decoded one")
+                    }
+                    if let value = block.read(at: place, property: property, cursor: &cursor).value, value != record.values[property] {
+                        fuzzViolation("a value read at the scan's place differs from the decoded one")
                     }
                 }
             }
