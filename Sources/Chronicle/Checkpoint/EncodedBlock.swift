@@ -30,20 +30,13 @@ final class EncodedBlock: Sendable {
     /// the table for nothing).
     let isLast: Bool
     private let table: CheckpointTable
-    /// Kept for its mapping: `fileStart` and `fileCount` are its bytes.
     private let file: MappedFile
-    // Sendable: the mapped bytes are never written, and `file` keeps them mapped.
-    nonisolated(unsafe) private let fileStart: UnsafeRawPointer
-    private let fileCount: Int
 
     init(objects: [Entry], isLast: Bool, table: CheckpointTable, file: MappedFile) {
         self.objects = objects
         self.isLast = isLast
         self.table = table
         self.file = file
-        let bytes = file.bytes
-        fileStart = bytes.baseAddress.unsafelyUnwrapped
-        fileCount = bytes.count
     }
 
     /// The value of `property` (an index in the table's schema) of object
@@ -79,8 +72,9 @@ final class EncodedBlock: Sendable {
     /// - Complexity: O(1).
     @inline(__always)
     func place(at position: Int) -> Place {
-        let object = objects[position]
-        return Place(start: fileStart + object.start, count: object.count, readable: fileCount &- object.start)
+        let object = objects[position], bytes = file.bytes
+        return Place(start: bytes.baseAddress.unsafelyUnwrapped + object.start, count: object.count,
+                     readable: bytes.count &- object.start)
     }
 
     /// Where object `key`'s values are; `nil` if the block does not hold it.
