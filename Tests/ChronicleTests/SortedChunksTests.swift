@@ -187,6 +187,29 @@ struct SortedChunksTests {
         #expect(!removedAgain || model.contains(model[0] - 1))
     }
 
+    /// A fold files a hundred new keys for each value per commit: chunks
+    /// filled that way, or one key at a time, or split by inserts, keep no
+    /// more room than a full chunk's (the array's own growth doubled a
+    /// chunk of 100 to room for 200 for its last 28 keys).
+    @Test func chunksKeepNoMoreRoomThanAFullChunk() {
+        var runs = SortedChunks<Int>()
+        for run in 0..<40 { runs.insert(contentsOf: Array(run * 100..<(run + 1) * 100)) }
+        runs._checkInvariants()
+        let full = runs.chunks.filter { $0.elements.count == SortedChunks<Int>.maximumChunk }
+        #expect(full.count >= 30)
+        let room = full.map { $0.elements.capacity - $0.elements.count }
+        // The allocator may hand out up to 48 bytes more than asked for.
+        #expect(room.allSatisfy { $0 <= 6 }, "room left in full chunks: \(Set(room).sorted())")
+
+        var single = SortedChunks<Int>()
+        for key in 0..<1_000 { single.insert(key) }
+        var random = Seeded(state: 9)
+        for _ in 0..<2_000 { single.insert(Int.random(in: 0..<1_000, using: &random)) }
+        single._checkInvariants()
+        let total = single.chunks.reduce(0) { $0 + $1.elements.capacity }
+        #expect(total <= single.count + single.chunks.count * SortedChunks<Int>.maximumChunk / 2)
+    }
+
     @Test func ascendingInsertsFillChunks() {
         var chunks = SortedChunks<Int>()
         for value in 0..<(10 * SortedChunks<Int>.maximumChunk) { chunks.insert(value) }

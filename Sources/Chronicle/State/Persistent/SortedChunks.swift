@@ -29,13 +29,39 @@ struct SortedChunks<Element: Comparable> {
         @exclusivity(unchecked) var elements: ContiguousArray<Element>
         init(_ elements: ContiguousArray<Element>) { self.elements = elements }
 
+        /// A chunk of its own buffer holding `elements`, with room for
+        /// `room` more. (A chunk sharing the buffer of the one it copies
+        /// leaves the copy to the first write, which doubles it.)
+        init(copying elements: ContiguousArray<Element>, room: Int) {
+            var copy = ContiguousArray<Element>()
+            copy.reserveCapacity(elements.count &+ room)
+            copy.append(contentsOf: elements)
+            self.elements = copy
+        }
+
         /// Appends `element` if it is not below the last element and
         /// there is room; the chunk must be owned. Returns whether it did.
         @inline(__always)
         func appendIfRoom(_ element: Element) -> Bool {
             guard elements.count < SortedChunks.maximumChunk, !(element < elements[elements.count - 1]) else { return false }
+            makeRoom(for: 1)
             elements.append(element)
             return true
+        }
+
+        /// Grows the buffer, if `added` more elements would not fit, to
+        /// twice its count but no more than ``SortedChunks/maximumChunk``
+        /// (or to what they need, if more); the chunk must be owned.
+        ///
+        /// The array's own growth doubles: a chunk filled by a fold's
+        /// commits (a hundred keys each, for an index of 100 values) went
+        /// 100 → 200 for its last 28, and full chunks kept 1.6 bytes of
+        /// buffer for each byte of keys.
+        @inline(__always)
+        func makeRoom(for added: Int) {
+            let needed = elements.count &+ added
+            guard needed > elements.capacity else { return }
+            elements.reserveCapacity(Swift.max(needed, Swift.min(SortedChunks.maximumChunk, 2 &* elements.count)))
         }
     }
 
@@ -146,11 +172,15 @@ struct SortedChunks<Element: Comparable> {
     }
 
     /// Makes chunk `chunk` of page `page`, and the page, writable by this
-    /// copy alone.
-    private mutating func ownChunk(page: Int, chunk: Int) {
+    /// copy alone, with room for `adding` more elements.
+    private mutating func ownChunk(page: Int, chunk: Int, adding: Int) {
         ownPage(page)
         let owner = pages[page]
-        if !isKnownUniquelyReferenced(&owner.chunks[chunk]) { owner.chunks[chunk] = Chunk(owner.chunks[chunk].elements) }
+        if isKnownUniquelyReferenced(&owner.chunks[chunk]) {
+            owner.chunks[chunk].makeRoom(for: adding)
+        } else {
+            owner.chunks[chunk] = Chunk(copying: owner.chunks[chunk].elements, room: adding)
+        }
     }
 
     /// Adds `chunk` after the last one, on the last page unless it is full.
@@ -206,7 +236,7 @@ struct SortedChunks<Element: Comparable> {
             return
         }
         let (page, index) = position(for: element)
-        ownChunk(page: page, chunk: index)
+        ownChunk(page: page, chunk: index, adding: 1)
         let owner = pages[page]
         let chunk = owner.chunks[index]
         chunk.elements.insert(element, at: chunk.elements.insertionPoint(after: element))
@@ -214,7 +244,9 @@ struct SortedChunks<Element: Comparable> {
         if chunk.elements.count > Self.maximumChunk {
             let half = chunk.elements.count / 2
             owner.chunks.insert(Chunk(ContiguousArray(chunk.elements[half...])), at: index + 1)
-            chunk.elements.removeSubrange(half...)
+            // A copy of its half rather than `removeSubrange`, which would
+            // keep the grown buffer (room for 256) for 64 keys.
+            chunk.elements = ContiguousArray(chunk.elements[..<half])
             splitPageIfFull(page)
         }
     }
@@ -236,7 +268,7 @@ struct SortedChunks<Element: Comparable> {
             appendChunk(Chunk([element]))
         } else {
             let page = pages.count - 1
-            ownChunk(page: page, chunk: pages[page].chunks.count - 1)
+            ownChunk(page: page, chunk: pages[page].chunks.count - 1, adding: 1)
             let owner = pages[page]
             owner.chunks[owner.chunks.count - 1].elements.append(element)
         }
@@ -263,18 +295,17 @@ struct SortedChunks<Element: Comparable> {
             }
             // Fill the last chunk with the ascending run that follows,
             // found first and then copied at once.
-            let page = pages.count - 1
-            ownChunk(page: page, chunk: pages[page].chunks.count - 1)
-            let owner = pages[page]
-            let chunk = owner.chunks[owner.chunks.count - 1]
-            let room = Self.maximumChunk - chunk.elements.count
+            let room = Self.maximumChunk - lastChunkCount
             var end = index + 1
             var last = element
             while end < elements.endIndex, end - index < room, !(elements[end] < last) {
                 last = elements[end]
                 end += 1
             }
-            chunk.elements.append(contentsOf: elements[index..<end])
+            let page = pages.count - 1
+            ownChunk(page: page, chunk: pages[page].chunks.count - 1, adding: end - index)
+            let owner = pages[page]
+            owner.chunks[owner.chunks.count - 1].elements.append(contentsOf: elements[index..<end])
             count += end - index
             index = end
         }
@@ -308,7 +339,7 @@ struct SortedChunks<Element: Comparable> {
             }
             return true
         }
-        ownChunk(page: page, chunk: index)
+        ownChunk(page: page, chunk: index, adding: 0)
         pages[page].chunks[index].elements.remove(at: position)
         return true
     }
@@ -387,6 +418,11 @@ extension SortedChunks {
             for chunk in page.chunks {
                 precondition(!chunk.elements.isEmpty, "SortedChunks: empty chunk")
                 precondition(chunk.elements.count <= Self.maximumChunk, "SortedChunks: oversized chunk")
+                // The allocator may hand out a block up to 48 bytes larger
+                // than asked for (a free block it does not split).
+                precondition(chunk.elements.capacity * MemoryLayout<Element>.stride
+                             <= Self.maximumChunk * MemoryLayout<Element>.stride + 48,
+                             "SortedChunks: a chunk's buffer has room for \(chunk.elements.capacity) elements, holds \(chunk.elements.count)")
                 for element in chunk.elements {
                     if let previous { precondition(!(element < previous), "SortedChunks: out of order") }
                     previous = element
