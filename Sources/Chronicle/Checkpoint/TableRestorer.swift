@@ -163,12 +163,10 @@ struct TableRestorer {
             if !zip(primaryIntegers, primaryIntegers.dropFirst()).allSatisfy({ $0.value < $1.value }) {
                 primaryIntegers.sort { ($0.value, $0.key.rawValue) < ($1.value, $1.key.rawValue) }
             }
-            var integers = PersistentIntMap<ObjectKey>.Builder()
             var previous: (value: Int64, key: ObjectKey)?
             for (value, key) in primaryIntegers {
                 // Sorted by key within a value: `previous` is the object that had it first.
                 if let previous, previous.value == value { throw .duplicatePrimaryKey(.int(value), existing: previous.key) }
-                integers.append(key, forKey: value)
                 previous = (value, key)
             }
             let others: PersistentHashMap<PersistedValue, ObjectKey>
@@ -177,7 +175,12 @@ struct TableRestorer {
             case .failure(let pair):
                 throw .duplicatePrimaryKey(primaryOthers[pair.second].key, existing: primaryOthers[pair.first].value)
             }
-            storage.primaryKeyIndex = PrimaryKeyIndex(integers: integers.build(), others: others)
+            // Ascending and distinct: a run while they follow the objects'
+            // keys, the int trie from the first that does not.
+            var index = PrimaryKeyIndex(integers: PersistentIntMap(), others: others)
+            let ids = primaryIntegers
+            index.appendIntegers(count: ids.count, key: { ids[$0].value }, object: { ids[$0].key })
+            storage.primaryKeyIndex = index
         }
         for group in groups {
             let entries = ContiguousArray(zip(group.values.values, group.values.groups(keys: keys)).map {

@@ -1,17 +1,54 @@
 /// Primary-key value → object, for one table.
 ///
 /// Non-negative integer keys — ids counted up from 0 or 1, the usual case —
-/// live in an ordered int trie: no hashing, 8 bytes an entry, and the ids a
-/// bulk insert adds land in the newest leaves, so the versions before it
-/// (frozen objects, checkpoints) keep sharing the rest. In a hash trie each
-/// new id lands in a random node, and every checkpoint of a bulk load held a
-/// near-copy of the whole index. Every other key (strings, UUIDs, object
-/// ids, negative integers) lives in a hash trie.
+/// are kept as a *run* while they follow the objects' keys: while every id
+/// from ``run``'s start up to its end belongs to the object whose key is
+/// that id plus one fixed offset, the run's three numbers are the whole
+/// index (SQLite's `INTEGER PRIMARY KEY`, an alias of the row id, keeps no
+/// index either). A bulk load of ids counted up with the objects costs
+/// nothing to index and nothing to keep, where an entry cost 8 bytes and
+/// the share of a trie node.
+///
+/// What the run cannot say lives beside it: an id removed from inside the
+/// run (an object deleted, or its id changed), or skipped by an id that
+/// follows it a little further on (at most ``maximumGap``; a checkpoint's
+/// restore sees a deleted object's id so), in ``holes``, and any other
+/// non-negative id in an ordered int trie (``integers``: no hashing, 8
+/// bytes an entry, and the ids a bulk insert adds land in the newest
+/// leaves, so the versions before it keep sharing the rest; in a hash trie
+/// each new id lands in a random node, and every checkpoint of a bulk load
+/// held a near-copy of the whole index). Every other key (strings, UUIDs,
+/// object ids, negative integers) lives in a hash trie. A run is started
+/// only by an index without integer entries, and grows only at its end;
+/// once an id arrives that does not follow it, ids go to the trie (the run
+/// stays, for the ids it holds). No edit ever moves the run's ids into the
+/// trie, so none costs more than O(log n).
 ///
 /// - Complexity: lookup, insertion and removal O(log₆₄ n) (expected, for
-///   the hash trie); `count` O(1).
+///   the hash trie); O(1) for an id the run holds, and for appending to
+///   the run; `count` O(1).
 struct PrimaryKeyIndex: Sendable {
-    /// The entries whose key is a non-negative `.int`.
+    /// Ids that followed the objects' keys: `id` in `range` (unless in
+    /// ``holes``) is the object whose key is `id + offset`.
+    struct Run: Equatable, Sendable {
+        /// The ids the run covers (holes included).
+        var range: Range<Int64>
+        /// Object key − id, for every id the run holds.
+        var offset: Int64
+
+        /// The object key the run gives `id`, if it covers it.
+        @inline(__always)
+        func key(for id: Int64) -> ObjectKey? {
+            range.contains(id) ? ObjectKey(id &+ offset) : nil
+        }
+    }
+
+    /// The non-negative integer ids that follow the objects' keys.
+    private(set) var run = Run(range: 0..<0, offset: 0)
+    /// Ids in ``run``'s range that it no longer holds (their object gone,
+    /// or given another id), each with the key the run would give.
+    private(set) var holes = PersistentIntMap<ObjectKey>()
+    /// The other non-negative `.int` entries.
     private(set) var integers = PersistentIntMap<ObjectKey>()
     /// Every other entry.
     private(set) var others = PersistentHashMap<PersistedValue, ObjectKey>()
@@ -19,44 +56,147 @@ struct PrimaryKeyIndex: Sendable {
     /// An empty index.
     init() {}
 
-    /// The index of these entries: `integers` must hold only non-negative
-    /// `.int` keys, and `others` none of them.
-    init(integers: PersistentIntMap<ObjectKey>, others: PersistentHashMap<PersistedValue, ObjectKey>) {
+    /// The index of these entries: `run` and `integers` must hold only
+    /// non-negative `.int` keys, no id twice, and `others` none of them.
+    init(run: Run = Run(range: 0..<0, offset: 0), integers: PersistentIntMap<ObjectKey>,
+         others: PersistentHashMap<PersistedValue, ObjectKey>) {
+        self.run = run
         self.integers = integers
         self.others = others
     }
 
     /// The number of entries. O(1).
-    var count: Int { integers.count + others.count }
+    var count: Int { run.range.count - holes.count + integers.count + others.count }
+
+    /// The number of non-negative integer entries. O(1).
+    var integerCount: Int { run.range.count - holes.count + integers.count }
+
+    /// Whether no integer id has been indexed, so that one may start a run.
+    private var hasNoIntegers: Bool { run.range.isEmpty && holes.isEmpty && integers.isEmpty }
+
+    /// The object with non-negative id `id`. O(1) for an id the run holds.
+    @inline(__always)
+    private func object(forInteger id: Int64) -> ObjectKey? {
+        if let key = run.key(for: id), holes.isEmpty || holes[id] == nil { return key }
+        return integers[id]
+    }
 
     /// The object whose primary key is `value`; setting `nil` removes it.
     subscript(value: PersistedValue) -> ObjectKey? {
         get {
-            if case .int(let integer) = value, integer >= 0 { return integers[integer] }
+            if case .int(let integer) = value, integer >= 0 { return object(forInteger: integer) }
             return others[value]
         }
         set {
-            if case .int(let integer) = value, integer >= 0 { integers[integer] = newValue } else { others[value] = newValue }
+            if case .int(let integer) = value, integer >= 0 { setInteger(integer, to: newValue) } else { others[value] = newValue }
         }
     }
 
-    /// The largest non-negative integer key, or −1 if there is none. O(1).
-    var largestInteger: Int64 { integers.lastKey ?? -1 }
+    /// Points `id` at `object`, or removes it.
+    private mutating func setInteger(_ id: Int64, to object: ObjectKey?) {
+        guard let object else {
+            guard run.range.contains(id), holes[id] == nil else {
+                integers[id] = nil
+                return
+            }
+            guard id == run.range.upperBound - 1 else {
+                holes[id] = ObjectKey(id &+ run.offset)
+                return
+            }
+            // The run's last id is given back by shortening it (and the
+            // holes that end it then, with it).
+            var end = id
+            while end > run.range.lowerBound, holes[end - 1] != nil {
+                end -= 1
+                holes[end] = nil
+            }
+            run.range = run.range.lowerBound..<end
+            return
+        }
+        if hasNoIntegers { run = Run(range: id..<id, offset: object.rawValue &- id) }
+        if let key = run.key(for: id) {
+            if key == object {
+                if !holes.isEmpty { holes[id] = nil }
+                if !integers.isEmpty { integers[id] = nil }
+                return
+            }
+            // Another object for an id in the run: the run no longer holds it.
+            if holes[id] == nil { holes[id] = key }
+        } else if !run.range.isEmpty || hasNoIntegers, integers.isEmpty || integers[id] == nil,
+                  extendRun(to: id, for: object) {
+            return
+        }
+        integers[id] = object
+    }
+
+    /// The most ids between the run's end and an id that follows it
+    /// (the key the run would give it) that may become holes so that the
+    /// run holds it: one trie leaf's worth. (The objects between were
+    /// deleted, or hold other ids; a longer gap starts the trie.)
+    static var maximumGap: Int64 { 64 }
+
+    /// Extends the run to hold `id` for `object` if it follows it; the
+    /// ids between become holes. Returns whether it did.
+    private mutating func extendRun(to id: Int64, for object: ObjectKey) -> Bool {
+        let end = run.range.upperBound
+        guard id >= end, id - end <= Self.maximumGap, object.rawValue == id &+ run.offset else { return false }
+        for gap in end..<id { holes[gap] = ObjectKey(gap &+ run.offset) }
+        run.range = run.range.lowerBound..<(id + 1)
+        return true
+    }
+
+    /// The largest non-negative integer id held, or −1 if there is none.
+    /// O(1) (an id removed from inside the run may still count, so that
+    /// this is an upper bound).
+    var largestInteger: Int64 {
+        Swift.max(run.range.isEmpty ? -1 : run.range.upperBound - 1, integers.lastKey ?? -1)
+    }
 
     /// Adds `count` non-negative integer keys — the `i`th `key(i)`, for
-    /// object `object(i)` — ascending from above ``largestInteger`` (see
+    /// object `object(i)` — ascending from above ``largestInteger``: to the
+    /// run while they follow it, then to the trie (see
     /// ``PersistentIntMap/appendAscending(count:key:value:)``).
     @inline(__always)
     mutating func appendIntegers(count: Int, key: (Int) -> Int64, object: (Int) -> ObjectKey) {
-        integers.appendAscending(count: count, key: key, value: object)
+        var index = 0
+        if count > 0, hasNoIntegers { run = Run(range: key(0)..<key(0), offset: object(0).rawValue &- key(0)) }
+        if !run.range.isEmpty || integers.isEmpty {
+            // The usual id: the run's next, with no gap to fill.
+            var end = run.range.upperBound
+            while index < count {
+                let id = key(index)
+                if id == end, object(index).rawValue == end &+ run.offset {
+                    end += 1
+                } else {
+                    run.range = run.range.lowerBound..<end
+                    guard extendRun(to: id, for: object(index)) else { break }
+                    end = run.range.upperBound
+                }
+                index += 1
+            }
+            run.range = run.range.lowerBound..<end
+        }
+        guard index < count else { return }
+        let first = index
+        integers.appendAscending(count: count - first, key: { key(first + $0) }, value: { object(first + $0) })
     }
 
-    /// Traps if either trie breaks its invariants, or an integer key sits in the hash trie.
+    /// Traps if either trie breaks its invariants, an integer key sits in
+    /// the hash trie, a hole lies outside the run or differs from the key
+    /// the run gives, or an id is held both by the run and the int trie.
     func _checkInvariants() {
         integers._checkInvariants()
+        holes._checkInvariants()
         others._checkInvariants()
+        precondition(run.range.lowerBound >= 0, "PrimaryKeyIndex: a run from \(run.range.lowerBound)")
         for (key, _) in others {
             if case .int(let integer) = key { precondition(integer < 0, "PrimaryKeyIndex: \(integer) in the hash trie") }
+        }
+        for (id, key) in holes {
+            precondition(run.key(for: id) == key, "PrimaryKeyIndex: hole \(id) outside the run or off its key")
+        }
+        for (id, _) in integers where run.range.contains(id) {
+            precondition(holes[id] != nil, "PrimaryKeyIndex: \(id) in the run and in the int trie")
         }
     }
 }
