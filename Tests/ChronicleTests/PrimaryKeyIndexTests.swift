@@ -70,6 +70,22 @@ struct PrimaryKeyIndexTests {
         #expect(index[.int(1_007)] == nil && index.count == 1_005)
     }
 
+    /// The largest id cannot end a run's range: alone, first, or appended
+    /// right after the run, it goes to the trie.
+    @Test func theLargestIdLivesInTheTrie() {
+        var alone = PrimaryKeyIndex()
+        alone[.int(.max)] = ObjectKey(1)
+        var appended = PrimaryKeyIndex()
+        appended.appendIntegers(count: 1, key: { _ in .max }, object: { _ in ObjectKey(1) })
+        var afterRun = PrimaryKeyIndex()
+        afterRun.appendIntegers(count: 2, key: { Int64.max - 1 + Int64($0) }, object: { ObjectKey(1 + Int64($0)) })
+        for index in [alone, appended, afterRun] {
+            index._checkInvariants()
+            #expect(index[.int(.max)] != nil && index.integers.count == 1 && index.largestInteger == .max)
+        }
+        #expect(afterRun.run.range == Int64.max - 1..<Int64.max && afterRun[.int(.max - 1)] == ObjectKey(1))
+    }
+
     /// Removing ids from a run: the last one shortens it; one inside
     /// becomes a hole, which a lookup answers `nil`; an id of the run
     /// given to another object leaves a hole and lives in the trie; and a

@@ -139,7 +139,8 @@ struct PrimaryKeyIndex: Sendable {
     /// ids between become holes. Returns whether it did.
     private mutating func extendRun(to id: Int64, for object: ObjectKey) -> Bool {
         let end = run.range.upperBound
-        guard id >= end, id - end <= Self.maximumGap, object.rawValue == id &+ run.offset else { return false }
+        // (`Int64.max` cannot end a range: the trie holds it.)
+        guard id >= end, id < .max, id - end <= Self.maximumGap, object.rawValue == id &+ run.offset else { return false }
         for gap in end..<id { holes[gap] = ObjectKey(gap &+ run.offset) }
         run.range = run.range.lowerBound..<(id + 1)
         return true
@@ -165,7 +166,7 @@ struct PrimaryKeyIndex: Sendable {
             var end = run.range.upperBound
             while index < count {
                 let id = key(index)
-                if id == end, object(index).rawValue == end &+ run.offset {
+                if id == end, id < .max, object(index).rawValue == end &+ run.offset {
                     end += 1
                 } else {
                     run.range = run.range.lowerBound..<end
