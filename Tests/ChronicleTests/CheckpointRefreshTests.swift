@@ -229,4 +229,34 @@ struct CheckpointRefreshTests {
         #expect(try Self.fileVersion(url) == 14)
         #expect(try Self.leftovers(url).isEmpty)
     }
+
+    /// An explicit write right after the write an open asked for (or any
+    /// write of the same version) writes nothing more: the file holds that
+    /// version already. Once the file is gone, or the journal has grown,
+    /// it is written again.
+    @Test func writingTheVersionTheFileHoldsWritesNothing() throws {
+        let url = try JournalFixtures.journalURL()
+        do {
+            let store = try Self.open(url, threshold: 1_000)
+            try Self.bump(store, times: 3)
+        }
+        let store = try Self.open(url, threshold: 1)  // opening asks for the file
+        try Self.settle(store)
+        #expect(try Self.fileVersion(url) == 3)
+        let steps = Locked(0)
+        let counting: CheckpointFileWriter.StepHook = { _ in steps.withLock { $0 += 1 } }
+        try store.writeCheckpoint(afterStep: counting)
+        #expect(steps.withLock { $0 } == 0, "the file holds version 3 already")
+        try FileManager.default.removeItem(at: CheckpointFile.url(for: url))
+        try store.writeCheckpoint(afterStep: counting)
+        #expect(steps.withLock { $0 } > 0, "a missing file is written again")
+        #expect(try Self.fileVersion(url) == 3)
+        steps.withLock { $0 = 0 }
+        try store.writeCheckpoint(afterStep: counting)
+        #expect(steps.withLock { $0 } == 0)
+        store.checkpointFile.backgroundFault.withLock { $0 = nil }
+        try Self.bump(store)
+        try Self.settle(store)
+        #expect(try Self.fileVersion(url) == 4)
+    }
 }

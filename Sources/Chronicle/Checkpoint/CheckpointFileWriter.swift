@@ -46,8 +46,32 @@ final class CheckpointFileWriter: Sendable {
     private let checkpoints: CheckpointIndex
     private let source: Source
     private let counters: Locked<Counters>
-    /// Held for the whole of each write; the value is the version last written.
-    private let writing = Locked<UInt64>(0)
+    /// Held for the whole of each write; the value is what it last wrote.
+    private let writing = Locked<LastWrite?>(nil)
+
+    /// The version a write wrote, and the file it left: a write of the
+    /// same version to the same file is skipped.
+    private struct LastWrite: Sendable {
+        var version: UInt64
+        var file: FileIdentity
+    }
+
+    /// What tells one file at a path from another written there since:
+    /// its file number, size and modification time.
+    private struct FileIdentity: Equatable, Sendable {
+        var number: UInt64, size: UInt64, modified: Double
+
+        /// The identity of the file at `url`, if there is one.
+        init?(_ url: URL) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
+                  let number = (attributes[.systemFileNumber] as? NSNumber)?.uint64Value,
+                  let size = (attributes[.size] as? NSNumber)?.uint64Value,
+                  let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSinceReferenceDate else { return nil }
+            self.number = number
+            self.size = size
+            self.modified = modified
+        }
+    }
     private let queue = DispatchQueue(label: "Chronicle checkpoint file", qos: .utility)
     private let inFlight = DispatchGroup()
     /// Test seam: a crash or failure at a step of background writes.
@@ -181,6 +205,16 @@ final class CheckpointFileWriter: Sendable {
                 advance() // the store is gone: nothing is due any more
                 return
             }
+            // This writer wrote this very version, and the file it wrote
+            // is still the one there (not deleted, nor replaced by another
+            // process's): writing it again would write the same bytes (an
+            // explicit write right after the one an open queued did).
+            let target = journal.fileURL.map(CheckpointFile.url(for:))
+            if !wasStale, let lastWritten, lastWritten.version == state.version,
+               let target, FileIdentity(target) == lastWritten.file {
+                advance()
+                return
+            }
             let written: Bool
             do throws(JournalError) {
                 written = try CheckpointFile.write(state, journal: journal, afterStep: afterStep)
@@ -190,7 +224,7 @@ final class CheckpointFileWriter: Sendable {
             }
             advance()
             guard written else { return }
-            lastWritten = state.version
+            lastWritten = target.flatMap(FileIdentity.init).map { LastWrite(version: state.version, file: $0) }
             checkpoints.fileStatus = .written(version: state.version)
         }
     }
