@@ -61,7 +61,10 @@ extension Store {
     /// A file store already keeps the file within
     /// ``Store/CheckpointPolicy/fileThreshold`` events of the journal on its own,
     /// in the background; call this to bring it fully up to date, say
-    /// before copying the journal and its checkpoint elsewhere.
+    /// before copying the journal and its checkpoint elsewhere. It writes
+    /// nothing when the file this store last wrote holds the newest
+    /// version and is still the file there (not deleted, not replaced by
+    /// another process's).
     ///
     /// The file is a cache: deleting it loses nothing. It is replaced
     /// atomically and durably (written to a temporary file, synced, renamed
