@@ -46,8 +46,9 @@ struct PrimaryKeyIndex: Sendable {
     /// The non-negative integer ids that follow the objects' keys.
     private(set) var run = Run(range: 0..<0, offset: 0)
     /// Ids in ``run``'s range that it no longer holds (their object gone,
-    /// or given another id), each with the key the run would give.
-    private(set) var holes = PersistentIntMap<ObjectKey>()
+    /// or given another id). A set: the key the run would give is the
+    /// run's to say.
+    private(set) var holes = PersistentIntMap<Void>()
     /// The other non-negative `.int` entries.
     private(set) var integers = PersistentIntMap<ObjectKey>()
     /// Every other entry.
@@ -56,17 +57,15 @@ struct PrimaryKeyIndex: Sendable {
     /// An empty index.
     init() {}
 
-    /// The index of these entries: `run` and `integers` must hold only
-    /// non-negative `.int` keys, no id twice, and `others` none of them.
-    init(run: Run = Run(range: 0..<0, offset: 0), integers: PersistentIntMap<ObjectKey>,
-         others: PersistentHashMap<PersistedValue, ObjectKey>) {
-        self.run = run
+    /// The index of these entries: `integers` must hold only non-negative
+    /// `.int` keys, and `others` none of them.
+    init(integers: PersistentIntMap<ObjectKey>, others: PersistentHashMap<PersistedValue, ObjectKey>) {
         self.integers = integers
         self.others = others
     }
 
     /// The number of entries. O(1).
-    var count: Int { run.range.count - holes.count + integers.count + others.count }
+    var count: Int { integerCount + others.count }
 
     /// The number of non-negative integer entries. O(1).
     var integerCount: Int { run.range.count - holes.count + integers.count }
@@ -100,7 +99,7 @@ struct PrimaryKeyIndex: Sendable {
                 return
             }
             guard id == run.range.upperBound - 1 else {
-                holes[id] = ObjectKey(id &+ run.offset)
+                holes[id] = ()
                 return
             }
             // The run's last id is given back by shortening it (and the
@@ -121,7 +120,7 @@ struct PrimaryKeyIndex: Sendable {
                 return
             }
             // Another object for an id in the run: the run no longer holds it.
-            if holes[id] == nil { holes[id] = key }
+            if holes[id] == nil { holes[id] = () }
         } else if !run.range.isEmpty || hasNoIntegers, integers.isEmpty || integers[id] == nil,
                   extendRun(to: id, for: object) {
             return
@@ -141,7 +140,7 @@ struct PrimaryKeyIndex: Sendable {
         let end = run.range.upperBound
         // (`Int64.max` cannot end a range: the trie holds it.)
         guard id >= end, id < .max, id - end <= Self.maximumGap, object.rawValue == id &+ run.offset else { return false }
-        for gap in end..<id { holes[gap] = ObjectKey(gap &+ run.offset) }
+        for gap in end..<id { holes[gap] = () }
         run.range = run.range.lowerBound..<(id + 1)
         return true
     }
@@ -183,8 +182,8 @@ struct PrimaryKeyIndex: Sendable {
     }
 
     /// Traps if either trie breaks its invariants, an integer key sits in
-    /// the hash trie, a hole lies outside the run or differs from the key
-    /// the run gives, or an id is held both by the run and the int trie.
+    /// the hash trie, a hole lies outside the run, or an id is held both by
+    /// the run and the int trie.
     func _checkInvariants() {
         integers._checkInvariants()
         holes._checkInvariants()
@@ -193,8 +192,8 @@ struct PrimaryKeyIndex: Sendable {
         for (key, _) in others {
             if case .int(let integer) = key { precondition(integer < 0, "PrimaryKeyIndex: \(integer) in the hash trie") }
         }
-        for (id, key) in holes {
-            precondition(run.key(for: id) == key, "PrimaryKeyIndex: hole \(id) outside the run or off its key")
+        for (id, _) in holes {
+            precondition(run.range.contains(id), "PrimaryKeyIndex: hole \(id) outside the run")
         }
         for (id, _) in integers where run.range.contains(id) {
             precondition(holes[id] != nil, "PrimaryKeyIndex: \(id) in the run and in the int trie")
