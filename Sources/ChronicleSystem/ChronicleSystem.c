@@ -1,3 +1,4 @@
 // Every function is inline, in the headers of include/; a C target needs one source file.
 #include "ChronicleFutex.h"
 #include "ChronicleCRC32C.h"
+#include "ChronicleMemory.h"

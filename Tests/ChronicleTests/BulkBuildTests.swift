@@ -105,7 +105,7 @@ struct BulkBuildTests {
         bulk._checkInvariants()
         let appended = SortedChunks(sorted: elements)
         #expect(bulk == appended)
-        #expect(bulk.chunks.map(\.elements.count) == appended.chunks.map(\.elements.count))
+        #expect(bulk.chunks.map(\.count) == appended.chunks.map(\.count))
         var edited = bulk
         edited.insert(count / 2)
         edited._checkInvariants()

@@ -1,6 +1,19 @@
 import Testing
 @testable import Chronicle
 
+// The tests' elements: integers kept, like object keys, as 32-bit
+// distances from their chunk's base, so that every test here runs the
+// chunks' narrow storage.
+extension Int: ChunkElement {
+    public static func stored(_ element: Int, base: Int) -> UInt32? {
+        let (distance, overflow) = element.subtractingReportingOverflow(base)
+        guard !overflow, distance >= 0, distance <= Int(UInt32.max) else { return nil }
+        return UInt32(distance)
+    }
+
+    public static func element(_ stored: UInt32, base: Int) -> Int { base + Int(stored) }
+}
+
 @Suite("SortedChunks")
 struct SortedChunksTests {
     /// A seeded generator so a failure replays.
@@ -123,7 +136,7 @@ struct SortedChunksTests {
     @Test func appendsWriteOnlyTheLastChunk() {
         var chunks = SortedChunks(sorted: 0..<1_000)
         let lastChunk = ObjectIdentifier(chunks.chunks[chunks.chunks.count - 1])
-        let fits = chunks.chunks[chunks.chunks.count - 1].elements.count < SortedChunks<Int>.maximumChunk
+        let fits = chunks.chunks[chunks.chunks.count - 1].count < SortedChunks<Int>.maximumChunk
         chunks.insert(999)  // equal to the last: goes after it
         #expect(fits == (ObjectIdentifier(chunks.chunks[chunks.chunks.count - 1]) == lastChunk), "appended in place")
         let original = chunks
@@ -195,18 +208,18 @@ struct SortedChunksTests {
         var runs = SortedChunks<Int>()
         for run in 0..<40 { runs.insert(contentsOf: Array(run * 100..<(run + 1) * 100)) }
         runs._checkInvariants()
-        let full = runs.chunks.filter { $0.elements.count == SortedChunks<Int>.maximumChunk }
+        let full = runs.chunks.filter { $0.count == SortedChunks<Int>.maximumChunk }
         #expect(full.count >= 30)
-        let room = full.map { $0.elements.capacity - $0.elements.count }
+        let room = full.map { $0.capacity - $0.count }
         // The allocator may hand out up to 48 bytes more than asked for.
-        #expect(room.allSatisfy { $0 <= 6 }, "room left in full chunks: \(Set(room).sorted())")
+        #expect(room.allSatisfy { $0 <= 48 / MemoryLayout<Int.Stored>.stride }, "room left in full chunks: \(Set(room).sorted())")
 
         var single = SortedChunks<Int>()
         for key in 0..<1_000 { single.insert(key) }
         var random = Seeded(state: 9)
         for _ in 0..<2_000 { single.insert(Int.random(in: 0..<1_000, using: &random)) }
         single._checkInvariants()
-        let total = single.chunks.reduce(0) { $0 + $1.elements.capacity }
+        let total = single.chunks.reduce(0) { $0 + $1.capacity }
         #expect(total <= single.count + single.chunks.count * SortedChunks<Int>.maximumChunk / 2)
     }
 
@@ -223,5 +236,70 @@ struct SortedChunksTests {
         for value in (0..<1_000).reversed() { built.insert(value) }
         #expect(built == SortedChunks(sorted: 0..<1_000))
         #expect(built != SortedChunks(sorted: 1..<1_000))
+    }
+
+    /// A chunk keeps each key as its 32-bit distance from the chunk's base:
+    /// keys farther apart than that never share a chunk. Edits over keys in
+    /// clusters 2^33 apart (and at both ends of `Int64`) match a sorted
+    /// array, and every key reads back as it went in.
+    @Test(arguments: [5, 17, 23])
+    func keysTooFarApartForOneChunkStartTheirOwn(seed: UInt64) {
+        var random = Seeded(state: seed)
+        var chunks = SortedChunks<ObjectKey>()
+        var model: [ObjectKey] = []
+        for step in 0..<12_000 {
+            let key: ObjectKey
+            switch Int.random(in: 0..<100, using: &random) {
+            case 0: key = ObjectKey(.max - Int64.random(in: 0..<3, using: &random))
+            case 1: key = ObjectKey(.min + Int64.random(in: 0..<3, using: &random))
+            default: key = ObjectKey(Int64.random(in: -2..<6, using: &random) << 33 + Int64.random(in: 0..<500, using: &random))
+            }
+            if Int.random(in: 0..<3, using: &random) > 0 || model.isEmpty {
+                chunks.insert(key)
+                model.insert(key, at: model.insertionPoint(after: key))
+            } else {
+                let present = model.firstIndex(of: key)
+                let removed = chunks.remove(key)
+                #expect(removed == (present != nil))
+                if let present { model.remove(at: present) }
+            }
+            if step % 1_000 == 0 { chunks._checkInvariants() }
+        }
+        chunks._checkInvariants()
+        #expect(Array(chunks) == model)
+        #expect(chunks.count == model.count)
+        let spans = chunks.chunks.map { $0[$0.count - 1].rawValue.subtractingReportingOverflow($0[0].rawValue) }
+        #expect(spans.allSatisfy { !$0.overflow && $0.partialValue <= Int64(UInt32.max) }, "a chunk spans more than 32 bits")
+        var batched = SortedChunks<ObjectKey>()
+        batched.insert(contentsOf: model)
+        batched._checkInvariants()
+        #expect(batched == chunks)
+        let bulk = SortedChunks(ascending: model)
+        bulk._checkInvariants()
+        #expect(bulk == chunks && bulk.chunks.map(\.count) == SortedChunks(sorted: model).chunks.map(\.count))
+    }
+
+    /// A key inserted below its chunk's base becomes the base when the
+    /// chunk's last key stays within 32 bits of it: keys inserted in
+    /// descending order fill chunks rather than starting one each.
+    @Test func aKeyBelowTheBaseLowersIt() {
+        var chunks = SortedChunks<ObjectKey>()
+        for key in (1...1_000).reversed() { chunks.insert(ObjectKey(Int64(key))) }
+        chunks._checkInvariants()
+        #expect(Array(chunks) == (1...1_000).map { ObjectKey(Int64($0)) })
+        #expect(chunks.chunks.count <= 2 * 1_000 / SortedChunks<ObjectKey>.maximumChunk + 1)
+        // Too far below: a chunk of its own before the others.
+        chunks.insert(ObjectKey(1 - (1 << 33)))
+        chunks._checkInvariants()
+        #expect(chunks.chunks.first?.count == 1 && chunks.count == 1_001)
+    }
+
+    /// An index's keys take 4 bytes each in its chunks, not 8.
+    @Test func objectKeysTakeFourBytesEach() {
+        let keys = (1...10_000).map { ObjectKey(Int64($0) * 3) }
+        for built in [SortedChunks(ascending: keys), SortedChunks(sorted: keys)] {
+            let bytes = built.chunks.reduce(0) { $0 + $1.capacity * MemoryLayout<ObjectKey.Stored>.stride }
+            #expect(bytes <= 4 * keys.count + 48 * built.chunks.count)
+        }
     }
 }

@@ -36,18 +36,22 @@ extension StoreState {
     /// commits on the read-ahead thread while this one folds when there is
     /// enough to read for that to pay (``CommitReadAhead``). Opening a
     /// store, ``Store``'s whole-journal folds and rebuilding a damaged
-    /// checkpoint fold this way. The same commits, the same errors.
+    /// checkpoint fold this way. The same commits, the same errors. After
+    /// a fold of a large journal, the pages it freed go back to the system
+    /// (``FreedMemory/release()``).
     ///
     /// - Complexity: O(events folded); with a read-ahead, also up to a few
     ///   batches read past `last` and not folded.
     mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max,
                                    didFold: (borrowing StoreState, _ events: Int) -> Bool = { _, _ in true }) throws(JournalFoldError) {
+        let large = reader.remainingBytes >= FreedMemory.largeFold
         if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, read: Self.readCreatingRecords) {
             try fold(&readAhead, through: last, didFold: didFold)
         } else {
             var reader = reader
             try fold(&reader, through: last, didFold: didFold)
         }
+        if large { FreedMemory.release() }
     }
 
     /// How the read-ahead thread reads each commit for the fold (see

@@ -14,39 +14,129 @@
 /// page list and one page (when another state version shares them) and one
 /// chunk.
 ///
+/// A chunk keeps each element relative to a base of its own
+/// (``ChunkElement``): an object key as its 32-bit distance from the base,
+/// half the bytes of the key. A key too far from a chunk's base for that
+/// goes to a chunk of its own; a key inserted below a chunk's first lowers
+/// the base when the chunk's last key still fits.
+///
 /// Equal elements may repeat (an object listed twice in a list links twice);
 /// ``insert(_:)`` puts a new one after its equals.
 ///
 /// - Complexity: `insert` and `remove` O(log n + maximumChunk + maximumPage
 ///   + n / (maximumChunk × maximumPage)) at worst, amortised O(log n) on
 ///   pages and a chunk this copy already owns; `count` O(1); iteration O(n).
-struct SortedChunks<Element: Comparable> {
-    /// One run of elements. Written only while uniquely referenced, like the
-    /// tries' nodes.
-    final class Chunk {
+struct SortedChunks<Element: ChunkElement> {
+    /// One run of elements, each kept relative to the chunk's ``base``
+    /// (see ``ChunkElement``). Written only while uniquely referenced,
+    /// like the tries' nodes.
+    final class Chunk: RandomAccessCollection {
+        /// What the elements are kept relative to: the first element the
+        /// chunk was made with, or one inserted before it. (A type kept as
+        /// itself, like ``Backlink``, ignores it.)
+        private(set) var base: Element
         // No dynamic exclusivity checks: a chunk is written only while
         // uniquely referenced, so no read can overlap a write.
-        @exclusivity(unchecked) var elements: ContiguousArray<Element>
-        init(_ elements: ContiguousArray<Element>) { self.elements = elements }
+        @exclusivity(unchecked) private(set) var stored: ContiguousArray<Element.Stored>
 
-        /// A chunk of its own buffer holding `elements`, with room for
-        /// `room` more. (A chunk sharing the buffer of the one it copies
-        /// leaves the copy to the first write, which doubles it.)
-        init(copying elements: ContiguousArray<Element>, room: Int) {
-            var copy = ContiguousArray<Element>()
-            copy.reserveCapacity(elements.count &+ room)
-            copy.append(contentsOf: elements)
-            self.elements = copy
+        /// A chunk of `elements`, ascending, every one storable relative to
+        /// the first (``SortedChunks/storablePrefix(of:from:limit:)``).
+        init<C: Collection<Element>>(_ elements: C) {
+            let base = elements.first!
+            self.base = base
+            stored = ContiguousArray(elements.lazy.map { Element.stored($0, base: base)! })
         }
 
-        /// Appends `element` if it is not below the last element and
-        /// there is room; the chunk must be owned. Returns whether it did.
+        /// A chunk of `element` alone.
+        init(_ element: Element) {
+            base = element
+            stored = [Element.stored(element, base: element)!]
+        }
+
+        /// A chunk of its own buffer holding `other`'s elements, with room
+        /// for `room` more. (A chunk sharing the buffer of the one it
+        /// copies leaves the copy to the first write, which doubles it.)
+        init(copying other: Chunk, room: Int) {
+            base = other.base
+            var copy = ContiguousArray<Element.Stored>()
+            copy.reserveCapacity(other.stored.count &+ room)
+            copy.append(contentsOf: other.stored)
+            stored = copy
+        }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { stored.count }
+        @inline(__always)
+        subscript(position: Int) -> Element { Element.element(stored[position], base: base) }
+
+        /// How many elements the buffer has room for.
+        var capacity: Int { stored.capacity }
+
+        /// `element` as this chunk keeps it, or `nil` when it cannot
+        /// (``ChunkElement/stored(_:base:)``).
+        @inline(__always)
+        func storing(_ element: Element) -> Element.Stored? { Element.stored(element, base: base) }
+
+        /// Appends `element` if it is not below the last element, it can be
+        /// kept here and there is room; the chunk must be owned. Returns
+        /// whether it did.
         @inline(__always)
         func appendIfRoom(_ element: Element) -> Bool {
-            guard elements.count < SortedChunks.maximumChunk, !(element < elements[elements.count - 1]) else { return false }
+            guard stored.count < SortedChunks.maximumChunk, !(element < self[stored.count - 1]),
+                  let value = storing(element) else { return false }
             makeRoom(for: 1)
-            elements.append(element)
+            stored.append(value)
             return true
+        }
+
+        /// Appends `elements`, ascending from at least the last element and
+        /// every one storable here; the chunk must be owned.
+        func append<C: Collection<Element>>(contentsOf elements: C) {
+            let count = elements.count, start = stored.count
+            makeRoom(for: count)
+            let base = self.base
+            // Filled, then written in place: appending one by one checks
+            // the buffer's uniqueness for each, and a lazy map goes
+            // through its iterator (about 30 instructions an element).
+            stored.append(contentsOf: repeatElement(Element.stored(base, base: base)!, count: count))
+            stored.withUnsafeMutableBufferPointer { buffer in
+                var index = start
+                for element in elements {
+                    buffer[index] = Element.stored(element, base: base)!
+                    index &+= 1
+                }
+            }
+        }
+
+        /// Inserts `element`, which this chunk can keep, after its equals;
+        /// the chunk must be owned.
+        func insert(_ value: Element.Stored) {
+            makeRoom(for: 1)
+            stored.insert(value, at: stored.insertionPoint(after: value))
+        }
+
+        /// Makes `element`, below the base, the base, if every element
+        /// then still fits; the chunk must be owned. Returns whether it
+        /// did. O(count).
+        func lowerBase(to element: Element) -> Bool {
+            guard Element.stored(self[stored.count - 1], base: element) != nil else { return false }
+            let elements = Array(self)
+            base = element
+            for index in stored.indices { stored[index] = storing(elements[index])! }
+            return true
+        }
+
+        /// Removes the element at `position`; the chunk must be owned.
+        func remove(at position: Int) { stored.remove(at: position) }
+
+        /// Keeps the first `count` elements, in a buffer of their size,
+        /// and returns a chunk of the rest. The chunk must be owned.
+        func split(keeping count: Int) -> Chunk {
+            let rest = Chunk(self[count...])
+            // A copy of the first half rather than `removeSubrange`, which
+            // would keep the grown buffer (room for 256) for 64 elements.
+            stored = ContiguousArray(stored[..<count])
+            return rest
         }
 
         /// Grows the buffer, if `added` more elements would not fit, to
@@ -59,9 +149,9 @@ struct SortedChunks<Element: Comparable> {
         /// buffer for each byte of keys.
         @inline(__always)
         func makeRoom(for added: Int) {
-            let needed = elements.count &+ added
-            guard needed > elements.capacity else { return }
-            elements.reserveCapacity(Swift.max(needed, Swift.min(SortedChunks.maximumChunk, 2 &* elements.count)))
+            let needed = stored.count &+ added
+            guard needed > stored.capacity else { return }
+            stored.reserveCapacity(Swift.max(needed, Swift.min(SortedChunks.maximumChunk, 2 &* stored.count)))
         }
     }
 
@@ -82,8 +172,8 @@ struct SortedChunks<Element: Comparable> {
 
         /// The largest element. O(1).
         var lastElement: Element {
-            let elements = chunks[chunks.count - 1].elements
-            return elements[elements.count - 1]
+            let chunk = chunks[chunks.count - 1]
+            return chunk[chunk.count - 1]
         }
 
         /// The position of the chunk where `element` belongs: the first
@@ -91,14 +181,13 @@ struct SortedChunks<Element: Comparable> {
         /// O(log chunks).
         func chunkIndex(for element: Element) -> Int {
             // Keys mostly arrive in ascending order: try the last chunk first.
-            let lastChunk = chunks[chunks.count - 1].elements
-            if !(element < lastChunk[0]) { return chunks.count - 1 }
+            if !(element < chunks[chunks.count - 1][0]) { return chunks.count - 1 }
             var low = 0
             var high = chunks.count - 1
             while low < high {
                 let middle = (low + high) / 2
-                let elements = chunks[middle].elements
-                if elements[elements.count - 1] < element { low = middle + 1 } else { high = middle }
+                let chunk = chunks[middle]
+                if chunk[chunk.count - 1] < element { low = middle + 1 } else { high = middle }
             }
             return low
         }
@@ -132,8 +221,8 @@ struct SortedChunks<Element: Comparable> {
         var chunks = ContiguousArray<Chunk>()
         chunks.reserveCapacity(Swift.min(Self.maximumPage, (ascending.count + Self.maximumChunk - 1) / Self.maximumChunk))
         while start != ascending.endIndex {
-            let end = ascending.index(start, offsetBy: Self.maximumChunk, limitedBy: ascending.endIndex) ?? ascending.endIndex
-            chunks.append(Chunk(ContiguousArray(ascending[start..<end])))
+            let end = Self.storablePrefix(of: ascending, from: start, limit: Self.maximumChunk)
+            chunks.append(Chunk(ascending[start..<end]))
             if chunks.count == Self.maximumPage {
                 pages.append(Page(chunks))
                 chunks.removeAll(keepingCapacity: true)
@@ -142,6 +231,20 @@ struct SortedChunks<Element: Comparable> {
         }
         if !chunks.isEmpty { pages.append(Page(chunks)) }
         count = ascending.count
+    }
+
+    /// The end of the longest run of `elements` from `start`, ascending,
+    /// of at most `limit` elements, every one storable relative to the
+    /// first (so one chunk can hold them). O(run).
+    private static func storablePrefix<C: Collection<Element>>(of elements: C, from start: C.Index, limit: Int) -> C.Index {
+        let base = elements[start]
+        var end = elements.index(after: start)
+        var taken = 1
+        while end != elements.endIndex, taken < limit, Element.stored(elements[end], base: base) != nil {
+            elements.formIndex(after: &end)
+            taken += 1
+        }
+        return end
     }
 
     /// Whether there are no elements. O(1).
@@ -155,7 +258,7 @@ struct SortedChunks<Element: Comparable> {
     /// O(log chunks).
     private func position(for element: Element) -> (page: Int, chunk: Int) {
         let lastPage = pages[pages.count - 1]
-        if !(element < lastPage.chunks[0].elements[0]) { return (pages.count - 1, lastPage.chunkIndex(for: element)) }
+        if !(element < lastPage.chunks[0][0]) { return (pages.count - 1, lastPage.chunkIndex(for: element)) }
         var low = 0
         var high = pages.count - 1
         while low < high {
@@ -179,7 +282,7 @@ struct SortedChunks<Element: Comparable> {
         if isKnownUniquelyReferenced(&owner.chunks[chunk]) {
             owner.chunks[chunk].makeRoom(for: adding)
         } else {
-            owner.chunks[chunk] = Chunk(copying: owner.chunks[chunk].elements, room: adding)
+            owner.chunks[chunk] = Chunk(copying: owner.chunks[chunk], room: adding)
         }
     }
 
@@ -223,7 +326,7 @@ struct SortedChunks<Element: Comparable> {
             return
         }
         guard !pages.isEmpty else {
-            pages.append(Page([Chunk([element])]))
+            pages.append(Page([Chunk(element)]))
             count = 1
             return
         }
@@ -239,14 +342,18 @@ struct SortedChunks<Element: Comparable> {
         ownChunk(page: page, chunk: index, adding: 1)
         let owner = pages[page]
         let chunk = owner.chunks[index]
-        chunk.elements.insert(element, at: chunk.elements.insertionPoint(after: element))
         count += 1
-        if chunk.elements.count > Self.maximumChunk {
-            let half = chunk.elements.count / 2
-            owner.chunks.insert(Chunk(ContiguousArray(chunk.elements[half...])), at: index + 1)
-            // A copy of its half rather than `removeSubrange`, which would
-            // keep the grown buffer (room for 256) for 64 keys.
-            chunk.elements = ContiguousArray(chunk.elements[..<half])
+        // Below the chunk's first element (and above the chunk before's
+        // last), it may be below the base, or too far below the last
+        // element to share its chunk.
+        guard let value = chunk.storing(element) ?? (chunk.lowerBase(to: element) ? chunk.storing(element) : nil) else {
+            owner.chunks.insert(Chunk(element), at: index)
+            splitPageIfFull(page)
+            return
+        }
+        chunk.insert(value)
+        if chunk.count > Self.maximumChunk {
+            owner.chunks.insert(chunk.split(keeping: chunk.count / 2), at: index + 1)
             splitPageIfFull(page)
         }
     }
@@ -256,21 +363,23 @@ struct SortedChunks<Element: Comparable> {
     /// ``append(_:)`` copy the chunk it is about to write.
     private var lastElement: Element { pages[pages.count - 1].lastElement }
 
-    /// The number of elements in the last chunk; 0 when there is none.
-    private var lastChunkCount: Int {
-        guard let page = pages.last else { return 0 }
-        return page.chunks[page.chunks.count - 1].elements.count
+    /// Whether `element` would start a new chunk after the last: there is
+    /// none, it is full, or it cannot keep `element`.
+    private func needsNewChunk(for element: Element) -> Bool {
+        guard let page = pages.last else { return true }
+        let chunk = page.chunks[page.chunks.count - 1]
+        return chunk.count >= Self.maximumChunk || chunk.storing(element) == nil
     }
 
     /// Adds `element`, which must not be less than the last element. O(1) amortised.
     private mutating func append(_ element: Element) {
-        if pages.isEmpty || lastChunkCount >= Self.maximumChunk {
-            appendChunk(Chunk([element]))
+        if needsNewChunk(for: element) {
+            appendChunk(Chunk(element))
         } else {
             let page = pages.count - 1
             ownChunk(page: page, chunk: pages[page].chunks.count - 1, adding: 1)
             let owner = pages[page]
-            owner.chunks[owner.chunks.count - 1].elements.append(element)
+            owner.chunks[owner.chunks.count - 1].append(contentsOf: CollectionOfOne(element))
         }
         count += 1
     }
@@ -287,25 +396,28 @@ struct SortedChunks<Element: Comparable> {
         while index < elements.endIndex {
             let element = elements[index]
             guard pages.isEmpty || !(element < lastElement) else { break }
-            if pages.isEmpty || lastChunkCount >= Self.maximumChunk {
-                appendChunk(Chunk([element]))
+            if needsNewChunk(for: element) {
+                appendChunk(Chunk(element))
                 count += 1
                 index += 1
                 continue
             }
             // Fill the last chunk with the ascending run that follows,
             // found first and then copied at once.
-            let room = Self.maximumChunk - lastChunkCount
+            let page = pages.count - 1
+            let last = pages[page].chunks[pages[page].chunks.count - 1]
+            let room = Self.maximumChunk - last.count
             var end = index + 1
-            var last = element
-            while end < elements.endIndex, end - index < room, !(elements[end] < last) {
-                last = elements[end]
+            var previous = element
+            while end < elements.endIndex, end - index < room, !(elements[end] < previous) {
+                previous = elements[end]
                 end += 1
             }
-            let page = pages.count - 1
+            // Ascending: when the run's last element fits, every one does.
+            while last.storing(elements[end - 1]) == nil { end -= 1 }
             ownChunk(page: page, chunk: pages[page].chunks.count - 1, adding: end - index)
             let owner = pages[page]
-            owner.chunks[owner.chunks.count - 1].elements.append(contentsOf: elements[index..<end])
+            owner.chunks[owner.chunks.count - 1].append(contentsOf: elements[index..<end])
             count += end - index
             index = end
         }
@@ -322,12 +434,14 @@ struct SortedChunks<Element: Comparable> {
         let (page, index) = position(for: element)
         let position: Int, chunkCount: Int
         do {
-            // Scoped, so that no reference to the chunk's elements is
-            // left when they are written below.
-            let elements = pages[page].chunks[index].elements
-            position = elements.insertionPoint(of: element)
-            guard position < elements.count, elements[position] == element else { return false }
-            chunkCount = elements.count
+            // Scoped, so that no reference to the chunk is left when it
+            // is written below.
+            let chunk = pages[page].chunks[index]
+            // A chunk holds no element it cannot keep.
+            guard let value = chunk.storing(element) else { return false }
+            position = chunk.stored.insertionPoint(of: value)
+            guard position < chunk.count, chunk.stored[position] == value else { return false }
+            chunkCount = chunk.count
         }
         count -= 1
         if chunkCount == 1 {
@@ -340,7 +454,7 @@ struct SortedChunks<Element: Comparable> {
             return true
         }
         ownChunk(page: page, chunk: index, adding: 0)
-        pages[page].chunks[index].elements.remove(at: position)
+        pages[page].chunks[index].remove(at: position)
         return true
     }
 
@@ -349,7 +463,7 @@ struct SortedChunks<Element: Comparable> {
         var result: [Element] = []
         result.reserveCapacity(count)
         for page in pages {
-            for chunk in page.chunks { result.append(contentsOf: chunk.elements) }
+            for chunk in page.chunks { result.append(contentsOf: chunk) }
         }
         return result
     }
@@ -361,16 +475,17 @@ extension SortedChunks: Sequence {
         private let pages: ContiguousArray<Page>
         private var page = 0
         private var chunk = 0
-        /// The chunk being read and the next position in it.
-        private var elements: ContiguousArray<Element> = []
+        /// The chunk being read, its base, and the next position in it.
+        private var stored: ContiguousArray<Element.Stored> = []
+        private var base: Element?
         private var position = 0
 
         fileprivate init(_ pages: ContiguousArray<Page>) { self.pages = pages }
 
         mutating func next() -> Element? {
-            if position < elements.count {
+            if position < stored.count {
                 defer { position += 1 }
-                return elements[position]
+                return Element.element(stored[position], base: base.unsafelyUnwrapped)
             }
             return nextChunk()
         }
@@ -381,10 +496,11 @@ extension SortedChunks: Sequence {
             while page < pages.count {
                 let chunks = pages[page].chunks
                 if chunk < chunks.count {
-                    elements = chunks[chunk].elements
+                    stored = chunks[chunk].stored
+                    base = chunks[chunk].base
                     chunk += 1
                     position = 1
-                    return elements[0]
+                    return Element.element(stored[0], base: base.unsafelyUnwrapped)
                 }
                 page += 1
                 chunk = 0
@@ -407,8 +523,10 @@ extension SortedChunks: Equatable {
 
 extension SortedChunks {
     /// Traps unless the pages and chunks are non-empty and within size,
-    /// the elements in ascending order across chunk and page boundaries,
-    /// and they add up to ``count``. O(n).
+    /// each element kept as its chunk's base gives it (so, for object
+    /// keys, none below the base or too far above it), the elements in
+    /// ascending order across chunk and page boundaries, and they add up
+    /// to ``count``. O(n).
     func _checkInvariants() {
         var total = 0
         var previous: Element?
@@ -416,18 +534,19 @@ extension SortedChunks {
             precondition(!page.chunks.isEmpty, "SortedChunks: empty page")
             precondition(page.chunks.count <= Self.maximumPage, "SortedChunks: oversized page")
             for chunk in page.chunks {
-                precondition(!chunk.elements.isEmpty, "SortedChunks: empty chunk")
-                precondition(chunk.elements.count <= Self.maximumChunk, "SortedChunks: oversized chunk")
+                precondition(!chunk.isEmpty, "SortedChunks: empty chunk")
+                precondition(chunk.count <= Self.maximumChunk, "SortedChunks: oversized chunk")
                 // The allocator may hand out a block up to 48 bytes larger
                 // than asked for (a free block it does not split).
-                precondition(chunk.elements.capacity * MemoryLayout<Element>.stride
-                             <= Self.maximumChunk * MemoryLayout<Element>.stride + 48,
-                             "SortedChunks: a chunk's buffer has room for \(chunk.elements.capacity) elements, holds \(chunk.elements.count)")
-                for element in chunk.elements {
+                precondition(chunk.capacity * MemoryLayout<Element.Stored>.stride
+                             <= Self.maximumChunk * MemoryLayout<Element.Stored>.stride + 48,
+                             "SortedChunks: a chunk's buffer has room for \(chunk.capacity) elements, holds \(chunk.count)")
+                for (element, stored) in zip(chunk, chunk.stored) {
+                    precondition(Element.stored(element, base: chunk.base) == stored, "SortedChunks: an element kept wrongly")
                     if let previous { precondition(!(element < previous), "SortedChunks: out of order") }
                     previous = element
                 }
-                total += chunk.elements.count
+                total += chunk.count
             }
         }
         precondition(total == count, "SortedChunks: count \(count), elements \(total)")
