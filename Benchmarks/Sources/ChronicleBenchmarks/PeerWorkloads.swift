@@ -350,12 +350,13 @@ enum PeerWorkloads {
         let label = size >= 1_000_000 ? "\(size / 1_000_000)M" : "\(size / 1000)k"
         switch side {
         case .chronicle:
-            var residentAfterOpen = 0
-            let before = ProcessInfoReader.statusKB("VmRSS")
+            var residentAfterOpen = 0, anonymousAfterOpen = 0
+            let before = ProcessInfoReader.statusKB("VmRSS"), anonymousBefore = ProcessInfoReader.statusKB("RssAnon")
             let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
                 let store = try ChronicleSide.open(journal, durability: .none)
                 precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
                 residentAfterOpen = ProcessInfoReader.statusKB("VmRSS")
+                anonymousAfterOpen = ProcessInfoReader.statusKB("RssAnon")
             }
             figures.append(.times("W6 open \(label) + read one object", one, note: "no checkpoint: folds every event"))
             let all = try Measure.repeated(warmups: 0, runs: options.slowRuns) {
@@ -396,7 +397,8 @@ enum PeerWorkloads {
             figures.append(.times("W6 open \(label) with a checkpoint + read every property", checkpointedEvery))
             let resident = (residentAfterOpen - before) * 1024
             figures.append(.bytes("W6 resident growth with \(label) players open", resident,
-                                  note: String(format: "%.0f B an object", Double(resident) / Double(size))))
+                                  note: String(format: "%.0f B an object; anonymous memory %.1f MB of it", Double(resident) / Double(size),
+                                               Double(anonymousAfterOpen - anonymousBefore) / 1024)))
             let files = journal.deletingLastPathComponent()
             let checkpointBytes = ProcessInfoReader.diskSize(files, prefix: "players.journal.checkpoint")
             figures.append(.bytes("W6 journal size", ProcessInfoReader.diskSize(files, prefix: "players.journal") - checkpointBytes,
