@@ -411,8 +411,11 @@ struct SortedChunks<Element: ChunkElement> {
             // Fill the last chunk with the ascending run that follows,
             // found first and then copied at once.
             let page = pages.count - 1
-            let last = pages[page].chunks[pages[page].chunks.count - 1]
-            let room = Self.maximumChunk - last.count
+            // The base and count, not the chunk: a reference held here
+            // would make `ownChunk` below copy the chunk.
+            let (base, room) = pages[page].chunks.withUnsafeBufferPointer { chunks in
+                (chunks[chunks.count - 1].base, Self.maximumChunk - chunks[chunks.count - 1].count)
+            }
             var end = index + 1
             var previous = element
             while end < elements.endIndex, end - index < room, !(elements[end] < previous) {
@@ -420,7 +423,7 @@ struct SortedChunks<Element: ChunkElement> {
                 end += 1
             }
             // Ascending: when the run's last element fits, every one does.
-            while last.storing(elements[end - 1]) == nil { end -= 1 }
+            while Element.stored(elements[end - 1], base: base) == nil { end -= 1 }
             ownChunk(page: page, chunk: pages[page].chunks.count - 1, adding: end - index)
             let owner = pages[page]
             owner.chunks[owner.chunks.count - 1].append(contentsOf: elements[index..<end])
