@@ -132,23 +132,79 @@ struct SortedChunksTests {
     }
 
     /// An element not below the last one is appended: into the last chunk
-    /// in place when this copy alone holds it, into a copy of it otherwise.
+    /// in place when this copy alone holds it. When another copy shares
+    /// the chunk, it is copied if less than half full, and otherwise kept
+    /// as it is, the element starting a new chunk after it.
     @Test func appendsWriteOnlyTheLastChunk() {
         var chunks = SortedChunks(sorted: 0..<1_000)
         let lastChunk = ObjectIdentifier(chunks.chunks[chunks.chunks.count - 1])
         let fits = chunks.chunks[chunks.chunks.count - 1].count < SortedChunks<Int>.maximumChunk
         chunks.insert(999)  // equal to the last: goes after it
         #expect(fits == (ObjectIdentifier(chunks.chunks[chunks.chunks.count - 1]) == lastChunk), "appended in place")
-        let original = chunks
-        var copy = chunks
-        copy.insert(1_000)
-        copy.insert(1_001)
-        #expect(original.elements == Array(0..<1_000) + [999])
-        #expect(copy.elements == Array(0..<1_000) + [999, 1_000, 1_001])
-        original._checkInvariants()
-        copy._checkInvariants()
-        let shared = Set(original.chunks.map(ObjectIdentifier.init)).intersection(copy.chunks.map(ObjectIdentifier.init))
-        #expect(shared.count == original.chunks.count - 1, "only the last chunk was copied")
+        for (size, keptWhole) in [(1_000, true), (7 * SortedChunks<Int>.maximumChunk + 10, false)] {
+            let original = SortedChunks(sorted: 0..<size)
+            #expect((original.chunks[original.chunks.count - 1].count >= SortedChunks<Int>.maximumChunk / 2) == keptWhole)
+            var copy = original
+            copy.insert(size)
+            copy.insert(size + 1)
+            #expect(original.elements == Array(0..<size))
+            #expect(copy.elements == Array(0..<(size + 2)))
+            original._checkInvariants()
+            copy._checkInvariants()
+            let shared = Set(original.chunks.map(ObjectIdentifier.init)).intersection(copy.chunks.map(ObjectIdentifier.init))
+            if keptWhole {
+                #expect(shared.count == original.chunks.count, "the half-full last chunk is shared, not copied")
+                #expect(copy.chunks.count == original.chunks.count + 1 && copy.chunks[copy.chunks.count - 1].count == 2)
+            } else {
+                #expect(shared.count == original.chunks.count - 1, "only the last chunk was copied")
+                #expect(copy.chunks.count == original.chunks.count)
+            }
+        }
+    }
+
+    /// The same for pages: a new chunk after a shared page at least half
+    /// full starts a page of its own, rather than copying that page.
+    @Test func aNewChunkAfterAHalfFullSharedPageStartsAPage() {
+        let chunk = SortedChunks<Int>.maximumChunk, page = SortedChunks<Int>.maximumPage
+        for (chunksOnLastPage, keptWhole) in [(page / 2 + 1, true), (page / 2 - 1, false)] {
+            let size = (2 * page + chunksOnLastPage) * chunk  // every chunk full
+            let original = SortedChunks(sorted: 0..<size)
+            var copy = original
+            copy.insert(size)
+            #expect(original.elements == Array(0..<size) && copy.elements == Array(0...size))
+            copy._checkInvariants()
+            let shared = Set(original.pages.map(ObjectIdentifier.init)).intersection(copy.pages.map(ObjectIdentifier.init))
+            #expect(shared.count == (keptWhole ? original.pages.count : original.pages.count - 1))
+            #expect(copy.pages.count == original.pages.count + (keptWhole ? 1 : 0))
+        }
+    }
+
+    /// A fold takes an in-memory checkpoint (a copy it keeps) between
+    /// commits that each append a run of keys for every indexed value.
+    /// Every copy keeps its elements; the newest version's chunks are at
+    /// least half full; and a copy holds no chunk of its own but its last,
+    /// when that was less than half full (the copy the next run made).
+    @Test(arguments: [40, 100, 300])
+    func copiesTakenBetweenRunsShareAllButSmallLastChunks(run: Int) {
+        var live = SortedChunks<Int>()
+        var kept: [SortedChunks<Int>] = []
+        for start in stride(from: 0, to: 60 * run, by: run) {
+            live.insert(contentsOf: Array(start..<(start + run)))
+            kept.append(live)
+        }
+        live._checkInvariants()
+        #expect(live.elements == Array(0..<(60 * run)))
+        #expect(live.chunks.dropLast().allSatisfy { $0.count >= SortedChunks<Int>.maximumChunk / 2 })
+        let liveChunks = Set(live.chunks.map(ObjectIdentifier.init))
+        for (index, copy) in kept.enumerated() {
+            copy._checkInvariants()
+            #expect(copy.elements == Array(0..<((index + 1) * run)))
+            let own = copy.chunks.filter { !liveChunks.contains(ObjectIdentifier($0)) }
+            #expect(own.count <= 1)
+            if let own = own.first {
+                #expect(own === copy.chunks[copy.chunks.count - 1] && own.count < SortedChunks<Int>.maximumChunk / 2)
+            }
+        }
     }
 
     /// The chunks sit in pages: an edit on a copy copies the page list,

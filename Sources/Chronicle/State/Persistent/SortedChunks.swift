@@ -292,9 +292,12 @@ struct SortedChunks<Element: ChunkElement> {
         }
     }
 
-    /// Adds `chunk` after the last one, on the last page unless it is full.
+    /// Adds `chunk` after the last one, on the last page unless it is
+    /// full, or at least half full and shared with another copy (see
+    /// ``lastChunkIsKept``).
     private mutating func appendChunk(_ chunk: Chunk) {
-        if pages.isEmpty || pages[pages.count - 1].chunks.count >= Self.maximumPage {
+        if pages.isEmpty || pages[pages.count - 1].chunks.count >= Self.maximumPage
+            || (pages[pages.count - 1].chunks.count >= Self.maximumPage / 2 && !isKnownUniquelyReferenced(&pages[pages.count - 1])) {
             pages.append(Page([chunk]))
         } else {
             ownPage(pages.count - 1)
@@ -370,11 +373,35 @@ struct SortedChunks<Element: ChunkElement> {
     private var lastElement: Element { pages[pages.count - 1].lastElement }
 
     /// Whether `element` would start a new chunk after the last: there is
-    /// none, it is full, or it cannot keep `element`.
-    private func needsNewChunk(for element: Element) -> Bool {
-        guard let page = pages.last else { return true }
-        let chunk = page.chunks[page.chunks.count - 1]
-        return chunk.count >= Self.maximumChunk || chunk.storing(element) == nil
+    /// none, it is full, it cannot keep `element`, or it is kept as it is
+    /// (``lastChunkIsKept``).
+    private mutating func needsNewChunk(for element: Element) -> Bool {
+        guard !pages.isEmpty else { return true }
+        // No reference to the page or chunk outlives this: one would make
+        // them look shared to `lastChunkIsKept`.
+        let fullOrFar = pages[pages.count - 1].chunks.withUnsafeBufferPointer { chunks in
+            chunks[chunks.count - 1].count >= Self.maximumChunk || chunks[chunks.count - 1].storing(element) == nil
+        }
+        return fullOrFar || lastChunkIsKept
+    }
+
+    /// Whether the last chunk is at least half full and shared with
+    /// another copy (an in-memory checkpoint's): an append then starts a
+    /// new chunk rather than copying it, and the other copy keeps no chunk
+    /// of its own. Copying made every checkpoint of a fold keep the last
+    /// chunk, and the last page, of every index value the next commit
+    /// touched (see ``maximumPage``). O(1); may copy the page list, as the
+    /// append that follows would.
+    private var lastChunkIsKept: Bool {
+        mutating get {
+            let last = pages.count - 1
+            guard pages[last].chunks.withUnsafeBufferPointer({ $0[$0.count - 1].count >= Self.maximumChunk / 2 }) else { return false }
+            // The page first: a reference to it held here would make it look
+            // shared, and a shared page's chunk list must not be written.
+            if !isKnownUniquelyReferenced(&pages[last]) { return true }
+            let page = pages[last]
+            return !isKnownUniquelyReferenced(&page.chunks[page.chunks.count - 1])
+        }
     }
 
     /// Adds `element`, which must not be less than the last element. O(1) amortised.
