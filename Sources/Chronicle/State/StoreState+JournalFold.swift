@@ -38,13 +38,14 @@ extension StoreState {
     /// store, ``Store``'s whole-journal folds and rebuilding a damaged
     /// checkpoint fold this way. The same commits, the same errors. After
     /// a fold of a large journal, the pages it freed go back to the system
-    /// (``FreedMemory/release()``).
+    /// (``FreedMemory/release()``), unless `releasingFreedMemory` is false:
+    /// a caller that frees more right after the fold releases them itself.
     ///
     /// - Complexity: O(events folded); with a read-ahead, also up to a few
     ///   batches read past `last` and not folded.
-    mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max,
+    mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max, releasingFreedMemory: Bool = true,
                                    didFold: (borrowing StoreState, _ events: Int) -> Bool = { _, _ in true }) throws(JournalFoldError) {
-        let large = reader.remainingBytes >= FreedMemory.largeFold
+        let large = releasingFreedMemory && FreedMemory.isLargeFold(reader)
         if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, read: Self.readCreatingRecords) {
             try fold(&readAhead, through: last, didFold: didFold)
         } else {

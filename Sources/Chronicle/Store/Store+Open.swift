@@ -10,14 +10,17 @@ extension Store {
     /// the caller need not wait for it to read.
     ///
     /// - Returns: the state, how many events the journal holds beyond the
-    ///   checkpoint file (where the store's writer starts counting), and
-    ///   whether a fresh file is due.
+    ///   checkpoint file (where the store's writer starts counting),
+    ///   whether a fresh file is due, and whether the fold was large enough
+    ///   that the store should give the memory freed while opening back to
+    ///   the system once open (``FreedMemory/release()``; the fold does not,
+    ///   since the rest of the open frees more).
     ///
     /// - Parameter candidate: the checkpoint file as read before the journal
     ///   was opened (``checkpointCandidate(for:policy:)``), if any.
     static func open(_ journal: Journal, checkpoints: CheckpointIndex,
                      candidate: Result<CheckpointFile.Candidate, CheckpointFile.Rejection>?) throws(StoreError)
-        -> (state: StoreState, eventsBeyondFile: Int, fileIsDue: Bool) {
+        -> (state: StoreState, eventsBeyondFile: Int, fileIsDue: Bool, releasesFreedMemory: Bool) {
         let limits = checkpoints.limits
         var state = StoreState()
         if limits.usesFile, journal.fileURL != nil, let candidate {
@@ -30,9 +33,11 @@ extension Store {
                 checkpoints.fileStatus = .rejected(rejection)
             }
         }
-        var folded = 0
+        var folded = 0, large = false
         do {
-            try state.foldReadingAhead(journal.reader(from: state.version + 1)) { state, events in
+            let reader = journal.reader(from: state.version + 1)
+            large = FreedMemory.isLargeFold(reader)
+            try state.foldReadingAhead(reader, releasingFreedMemory: false) { state, events in
                 checkpoints.didFold(copy state, events: events)
                 folded += events
                 return true
@@ -42,7 +47,7 @@ extension Store {
         }
         var rebuild = folded > 0 && folded >= limits.fileThreshold
         if case .rejected(let rejection) = checkpoints.fileStatus, !rejection.isMissingFile { rebuild = state.version > 0 }
-        return (state, folded, limits.usesFile && journal.fileURL != nil && !journal.isReadOnly && rebuild)
+        return (state, folded, limits.usesFile && journal.fileURL != nil && !journal.isReadOnly && rebuild, large)
     }
 
     /// The checkpoint file of the journal at `url`, read (its header and

@@ -132,6 +132,9 @@ public final class Store: Sendable {
         }
         startFollowing()
         if opened.fileIsDue { checkpointFile.writeAfterOpening() }
+        // Last, not at the end of the fold: the rest of the open frees
+        // blocks too, which a release then would leave resident.
+        if opened.releasesFreedMemory { FreedMemory.release() }
     }
 
     // A checkpoint write in progress holds the journal; wait for it, so the

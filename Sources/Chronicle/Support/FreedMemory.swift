@@ -6,6 +6,11 @@ enum FreedMemory {
     /// when done: about 100k events.
     static let largeFold = 4 << 20
 
+    /// Whether folding what `reader` has left reads at least ``largeFold`` bytes.
+    static func isLargeFold(_ reader: CommitReader) -> Bool {
+        reader.remainingBytes >= largeFold
+    }
+
     /// Asks the allocator to return the whole free pages it keeps, in every
     /// arena, to the system (glibc's `malloc_trim`; nothing elsewhere).
     ///
