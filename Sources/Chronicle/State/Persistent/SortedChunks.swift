@@ -27,131 +27,185 @@
 ///   + n / (maximumChunk × maximumPage)) at worst, amortised O(log n) on
 ///   pages and a chunk this copy already owns; `count` O(1); iteration O(n).
 struct SortedChunks<Element: ChunkElement> {
-    /// One run of elements, each kept relative to the chunk's ``base``
-    /// (see ``ChunkElement``). Written only while uniquely referenced,
-    /// like the tries' nodes.
-    final class Chunk: RandomAccessCollection {
+    /// What a chunk keeps before its elements.
+    struct ChunkHeader {
         /// What the elements are kept relative to: the first element the
         /// chunk was made with, or one inserted before it. (A type kept as
         /// itself, like ``Backlink``, ignores it.)
-        private(set) var base: Element
-        // No dynamic exclusivity checks: a chunk is written only while
-        // uniquely referenced, so no read can overlap a write.
-        @exclusivity(unchecked) private(set) var stored: ContiguousArray<Element.Stored>
+        var base: Element
+        /// How many elements the chunk holds, and has room for.
+        var count: Int32, capacity: Int32
+    }
+
+    /// One run of elements, each kept relative to the chunk's ``base``
+    /// (see ``ChunkElement``), in the chunk's own allocation: one block,
+    /// where a chunk holding an array took two (the second's header and
+    /// the allocator's share of it, 48 bytes a chunk). Written only while
+    /// uniquely referenced, like the tries' nodes; a chunk that needs more
+    /// room than it has is replaced by a larger copy (``withRoom(for:)``).
+    final class Chunk: ManagedBuffer<ChunkHeader, Element.Stored>, RandomAccessCollection {
+        /// An empty chunk with room for at least `capacity` elements kept
+        /// relative to `base` (as many as its block holds).
+        private static func make(base: Element, capacity: Int) -> Chunk {
+            let chunk = unsafeDowncast(create(minimumCapacity: capacity) { _ in
+                ChunkHeader(base: base, count: 0, capacity: 0)
+            }, to: Chunk.self)
+            let room = Int32(truncatingIfNeeded: Swift.min(chunk.capacity, Int(Int32.max)))
+            chunk.withUnsafeMutablePointerToHeader { $0.pointee.capacity = room }
+            return chunk
+        }
 
         /// A chunk of `elements`, ascending, every one storable relative to
         /// the first (``SortedChunks/storablePrefix(of:from:limit:)``).
-        init<C: Collection<Element>>(_ elements: C) {
-            let base = elements.first!
-            self.base = base
-            stored = ContiguousArray(elements.lazy.map { Element.stored($0, base: base)! })
+        static func of<C: Collection<Element>>(_ elements: C) -> Chunk {
+            let chunk = make(base: elements.first!, capacity: elements.count)
+            chunk.append(contentsOf: elements)
+            return chunk
         }
 
         /// A chunk of `element` alone.
-        init(_ element: Element) {
-            base = element
-            stored = [Element.stored(element, base: element)!]
+        static func of(_ element: Element) -> Chunk {
+            of(CollectionOfOne(element))
         }
 
-        /// A chunk of its own buffer holding `other`'s elements, with room
-        /// for `room` more. (A chunk sharing the buffer of the one it
-        /// copies leaves the copy to the first write, which doubles it.)
-        init(copying other: Chunk, room: Int) {
-            base = other.base
-            var copy = ContiguousArray<Element.Stored>()
-            copy.reserveCapacity(other.stored.count &+ room)
-            copy.append(contentsOf: other.stored)
-            stored = copy
+        /// A chunk of its own holding this one's elements, with room for
+        /// `room` more.
+        func copy(room: Int) -> Chunk {
+            let count = self.count
+            let copy = Chunk.make(base: base, capacity: count &+ room)
+            withUnsafeMutablePointerToElements { source in
+                copy.withUnsafeMutablePointers { header, target in
+                    target.initialize(from: source, count: count)
+                    header.pointee.count = Int32(truncatingIfNeeded: count)
+                }
+            }
+            return copy
         }
 
+        deinit {
+            _ = withUnsafeMutablePointers { header, elements in
+                elements.deinitialize(count: Int(header.pointee.count))
+            }
+        }
+
+        /// What the elements are kept relative to (see ``ChunkHeader``).
+        var base: Element { withUnsafeMutablePointerToHeader { $0.pointee.base } }
+        var count: Int { withUnsafeMutablePointerToHeader { Int($0.pointee.count) } }
         var startIndex: Int { 0 }
-        var endIndex: Int { stored.count }
+        var endIndex: Int { count }
         @inline(__always)
-        subscript(position: Int) -> Element { Element.element(stored[position], base: base) }
+        subscript(position: Int) -> Element {
+            withUnsafeMutablePointers { header, elements in Element.element(elements[position], base: header.pointee.base) }
+        }
 
-        /// How many elements the buffer has room for.
-        var capacity: Int { stored.capacity }
+        /// The elements as the chunk keeps them.
+        var stored: StoredElements { StoredElements(chunk: self) }
+
+        /// A chunk's elements as it keeps them (``ChunkElement/Stored``).
+        struct StoredElements: RandomAccessCollection {
+            let chunk: Chunk
+            var startIndex: Int { 0 }
+            var endIndex: Int { chunk.count }
+            @inline(__always)
+            subscript(position: Int) -> Element.Stored { chunk.withUnsafeMutablePointerToElements { $0[position] } }
+        }
 
         /// `element` as this chunk keeps it, or `nil` when it cannot
         /// (``ChunkElement/stored(_:base:)``).
         @inline(__always)
         func storing(_ element: Element) -> Element.Stored? { Element.stored(element, base: base) }
 
-        /// Appends `element` if it is not below the last element, it can be
-        /// kept here and there is room; the chunk must be owned. Returns
-        /// whether it did.
+        /// Whether `added` more elements fit in this chunk's block.
         @inline(__always)
-        func appendIfRoom(_ element: Element) -> Bool {
-            guard stored.count < SortedChunks.maximumChunk, !(element < self[stored.count - 1]),
-                  let value = storing(element) else { return false }
-            makeRoom(for: 1)
-            stored.append(value)
-            return true
+        func hasRoom(for added: Int) -> Bool {
+            withUnsafeMutablePointerToHeader { Int($0.pointee.count) &+ added <= Int($0.pointee.capacity) }
+        }
+
+        /// This chunk if `added` more elements fit, else a copy with room
+        /// for twice its count but no more than ``SortedChunks/maximumChunk``
+        /// (or for what they need, if more); the chunk must be owned.
+        ///
+        /// An array's own growth doubles: a chunk filled by a fold's
+        /// commits (a hundred keys each, for an index of 100 values) went
+        /// 100 → 200 for its last 28, and full chunks kept 1.6 bytes of
+        /// buffer for each byte of keys.
+        @inline(__always)
+        func withRoom(for added: Int) -> Chunk {
+            if hasRoom(for: added) { return self }
+            let count = self.count
+            return copy(room: Swift.max(added, Swift.min(SortedChunks.maximumChunk, 2 &* count) &- count))
         }
 
         /// Appends `elements`, ascending from at least the last element and
-        /// every one storable here; the chunk must be owned.
+        /// every one storable here; the chunk must be owned and have room.
         func append<C: Collection<Element>>(contentsOf elements: C) {
-            let count = elements.count, start = stored.count
-            makeRoom(for: count)
-            let base = self.base
-            // Filled, then written in place: appending one by one checks
-            // the buffer's uniqueness for each, and a lazy map goes
-            // through its iterator (about 30 instructions an element).
-            stored.append(contentsOf: repeatElement(Element.stored(base, base: base)!, count: count))
-            stored.withUnsafeMutableBufferPointer { buffer in
-                var index = start
+            withUnsafeMutablePointers { header, values in
+                let base = header.pointee.base
+                var index = Int(header.pointee.count)
+                precondition(index &+ elements.count <= Int(header.pointee.capacity), "SortedChunks: no room in the chunk")
                 for element in elements {
-                    buffer[index] = Element.stored(element, base: base)!
+                    (values + index).initialize(to: Element.stored(element, base: base)!)
                     index &+= 1
                 }
+                header.pointee.count = Int32(truncatingIfNeeded: index)
             }
         }
 
-        /// Inserts `element`, which this chunk can keep, after its equals;
-        /// the chunk must be owned.
+        /// Appends `value`, kept as this chunk keeps it and not below the
+        /// last element; the chunk must be owned and have room.
+        @inline(__always)
+        func append(stored value: Element.Stored) {
+            withUnsafeMutablePointers { header, values in
+                let count = Int(header.pointee.count)
+                precondition(count < Int(header.pointee.capacity), "SortedChunks: no room in the chunk")
+                (values + count).initialize(to: value)
+                header.pointee.count += 1
+            }
+        }
+
+        /// Inserts `value`, kept as this chunk keeps it, after its equals;
+        /// the chunk must be owned and have room.
         func insert(_ value: Element.Stored) {
-            makeRoom(for: 1)
-            stored.insert(value, at: stored.insertionPoint(after: value))
+            let position = stored.insertionPoint(after: value)
+            withUnsafeMutablePointers { header, values in
+                let count = Int(header.pointee.count)
+                precondition(count < Int(header.pointee.capacity), "SortedChunks: no room in the chunk")
+                (values + position + 1).moveInitialize(from: values + position, count: count &- position)
+                (values + position).initialize(to: value)
+                header.pointee.count += 1
+            }
         }
 
         /// Makes `element`, below the base, the base, if every element
         /// then still fits; the chunk must be owned. Returns whether it
         /// did. O(count).
         func lowerBase(to element: Element) -> Bool {
-            guard Element.stored(self[stored.count - 1], base: element) != nil else { return false }
-            let elements = Array(self)
-            base = element
-            for index in stored.indices { stored[index] = storing(elements[index])! }
+            guard Element.stored(self[count - 1], base: element) != nil else { return false }
+            withUnsafeMutablePointers { header, values in
+                let old = header.pointee.base
+                for index in 0..<Int(header.pointee.count) {
+                    values[index] = Element.stored(Element.element(values[index], base: old), base: element)!
+                }
+                header.pointee.base = element
+            }
             return true
         }
 
         /// Removes the element at `position`; the chunk must be owned.
-        func remove(at position: Int) { stored.remove(at: position) }
-
-        /// Keeps the first `count` elements, in a buffer of their size,
-        /// and returns a chunk of the rest. The chunk must be owned.
-        func split(keeping count: Int) -> Chunk {
-            let rest = Chunk(self[count...])
-            // A copy of the first half rather than `removeSubrange`, which
-            // would keep the grown buffer (room for 256) for 64 elements.
-            stored = ContiguousArray(stored[..<count])
-            return rest
+        func remove(at position: Int) {
+            withUnsafeMutablePointers { header, values in
+                let count = Int(header.pointee.count)
+                precondition(position >= 0 && position < count, "SortedChunks: no element at \(position)")
+                (values + position).deinitialize(count: 1)
+                (values + position).moveInitialize(from: values + position + 1, count: count &- position &- 1)
+                header.pointee.count -= 1
+            }
         }
 
-        /// Grows the buffer, if `added` more elements would not fit, to
-        /// twice its count but no more than ``SortedChunks/maximumChunk``
-        /// (or to what they need, if more); the chunk must be owned.
-        ///
-        /// The array's own growth doubles: a chunk filled by a fold's
-        /// commits (a hundred keys each, for an index of 100 values) went
-        /// 100 → 200 for its last 28, and full chunks kept 1.6 bytes of
-        /// buffer for each byte of keys.
-        @inline(__always)
-        func makeRoom(for added: Int) {
-            let needed = stored.count &+ added
-            guard needed > stored.capacity else { return }
-            stored.reserveCapacity(Swift.max(needed, Swift.min(SortedChunks.maximumChunk, 2 &* stored.count)))
+        /// The first `count` elements and the rest, as two chunks, each in
+        /// a block of its size.
+        func split(keeping count: Int) -> (first: Chunk, rest: Chunk) {
+            (Chunk.of(self[..<count]), Chunk.of(self[count...]))
         }
     }
 
@@ -161,13 +215,24 @@ struct SortedChunks<Element: ChunkElement> {
         @exclusivity(unchecked) var chunks: ContiguousArray<Chunk>
         init(_ chunks: ContiguousArray<Chunk>) { self.chunks = chunks }
 
-        /// ``Chunk/appendIfRoom(_:)`` on the last chunk if this page alone
-        /// holds it; the page must be owned. Returns whether it appended.
+        /// Appends `element` to the last chunk if this page alone holds it,
+        /// it is not below the chunk's last element, the chunk can keep it
+        /// and is not full; the page must be owned. Returns whether it
+        /// appended.
         @inline(__always)
         func appendInPlace(_ element: Element) -> Bool {
             let last = chunks.count - 1
             guard isKnownUniquelyReferenced(&chunks[last]) else { return false }
-            return chunks[last].appendIfRoom(element)
+            var chunk = chunks[last]
+            let count = chunk.count
+            guard count < SortedChunks.maximumChunk, !(element < chunk[count - 1]),
+                  let value = chunk.storing(element) else { return false }
+            if !chunk.hasRoom(for: 1) {
+                chunk = chunk.withRoom(for: 1)
+                chunks[last] = chunk
+            }
+            chunk.append(stored: value)
+            return true
         }
 
         /// The largest element. O(1).
@@ -228,7 +293,7 @@ struct SortedChunks<Element: ChunkElement> {
         chunks.reserveCapacity(Swift.min(Self.maximumPage, (ascending.count + Self.maximumChunk - 1) / Self.maximumChunk))
         while start != ascending.endIndex {
             let end = Self.storablePrefix(of: ascending, from: start, limit: Self.maximumChunk)
-            chunks.append(Chunk(ascending[start..<end]))
+            chunks.append(Chunk.of(ascending[start..<end]))
             if chunks.count == Self.maximumPage {
                 pages.append(Page(chunks))
                 chunks.removeAll(keepingCapacity: true)
@@ -286,9 +351,9 @@ struct SortedChunks<Element: ChunkElement> {
         ownPage(page)
         let owner = pages[page]
         if isKnownUniquelyReferenced(&owner.chunks[chunk]) {
-            owner.chunks[chunk].makeRoom(for: adding)
+            if !owner.chunks[chunk].hasRoom(for: adding) { owner.chunks[chunk] = owner.chunks[chunk].withRoom(for: adding) }
         } else {
-            owner.chunks[chunk] = Chunk(copying: owner.chunks[chunk], room: adding)
+            owner.chunks[chunk] = owner.chunks[chunk].copy(room: adding)
         }
     }
 
@@ -335,7 +400,7 @@ struct SortedChunks<Element: ChunkElement> {
             return
         }
         guard !pages.isEmpty else {
-            pages.append(Page([Chunk(element)]))
+            pages.append(Page([Chunk.of(element)]))
             count = 1
             return
         }
@@ -356,13 +421,15 @@ struct SortedChunks<Element: ChunkElement> {
         // last), it may be below the base, or too far below the last
         // element to share its chunk.
         guard let value = chunk.storing(element) ?? (chunk.lowerBase(to: element) ? chunk.storing(element) : nil) else {
-            owner.chunks.insert(Chunk(element), at: index)
+            owner.chunks.insert(Chunk.of(element), at: index)
             splitPageIfFull(page)
             return
         }
         chunk.insert(value)
         if chunk.count > Self.maximumChunk {
-            owner.chunks.insert(chunk.split(keeping: chunk.count / 2), at: index + 1)
+            let (first, rest) = chunk.split(keeping: chunk.count / 2)
+            owner.chunks[index] = first
+            owner.chunks.insert(rest, at: index + 1)
             splitPageIfFull(page)
         }
     }
@@ -407,7 +474,7 @@ struct SortedChunks<Element: ChunkElement> {
     /// Adds `element`, which must not be less than the last element. O(1) amortised.
     private mutating func append(_ element: Element) {
         if needsNewChunk(for: element) {
-            appendChunk(Chunk(element))
+            appendChunk(Chunk.of(element))
         } else {
             let page = pages.count - 1
             ownChunk(page: page, chunk: pages[page].chunks.count - 1, adding: 1)
@@ -430,7 +497,7 @@ struct SortedChunks<Element: ChunkElement> {
             let element = elements[index]
             guard pages.isEmpty || !(element < lastElement) else { break }
             if needsNewChunk(for: element) {
-                appendChunk(Chunk(element))
+                appendChunk(Chunk.of(element))
                 count += 1
                 index += 1
                 continue
@@ -511,17 +578,17 @@ extension SortedChunks: Sequence {
         private let pages: ContiguousArray<Page>
         private var page = 0
         private var chunk = 0
-        /// The chunk being read, its base, and the next position in it.
-        private var stored: ContiguousArray<Element.Stored> = []
-        private var base: Element?
+        /// The chunk being read, its count, and the next position in it.
+        private var current: Chunk?
+        private var count = 0
         private var position = 0
 
         fileprivate init(_ pages: ContiguousArray<Page>) { self.pages = pages }
 
         mutating func next() -> Element? {
-            if position < stored.count {
+            if position < count {
                 defer { position += 1 }
-                return Element.element(stored[position], base: base.unsafelyUnwrapped)
+                return current.unsafelyUnwrapped[position]
             }
             return nextChunk()
         }
@@ -532,11 +599,12 @@ extension SortedChunks: Sequence {
             while page < pages.count {
                 let chunks = pages[page].chunks
                 if chunk < chunks.count {
-                    stored = chunks[chunk].stored
-                    base = chunks[chunk].base
+                    let next = chunks[chunk]
+                    current = next
+                    count = next.count
                     chunk += 1
                     position = 1
-                    return Element.element(stored[0], base: base.unsafelyUnwrapped)
+                    return next[0]
                 }
                 page += 1
                 chunk = 0
