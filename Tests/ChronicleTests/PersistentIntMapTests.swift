@@ -232,4 +232,38 @@ struct PersistentIntMapTests {
         old._checkInvariants()
         map._checkInvariants()
     }
+
+    /// A leaf keeps its values in its own block and moves them by hand
+    /// (growing, inserting, removing, copying): each value is released
+    /// once, when no version of the map holds it any more, and never
+    /// before.
+    @Test func valuesAreReleasedOnceNoVersionHoldsThem() {
+        final class Box { let id: Int64; init(_ id: Int64) { self.id = id } }
+        struct Weak { weak var box: Box? }
+        var watched: [Int64: Weak] = [:]
+        var map = PersistentIntMap<Box>()
+        // Ascending runs (leaves given room for 64), then inserts below
+        // the largest key (leaves grown by copies), removals and replacements.
+        map.appendAscending(count: 300, key: { Int64($0 * 2) }, value: { Box(Int64($0 * 2)) })
+        for key in stride(from: Int64(1), to: 600, by: 2) { map[key] = Box(key) }
+        for (key, box) in map { watched[key] = Weak(box: box) }
+        let copy = map
+        for key in stride(from: Int64(0), to: 600, by: 3) { map[key] = nil }
+        for key in stride(from: Int64(1), to: 600, by: 5) where map[key] != nil { map[key] = Box(-key) }
+        map._checkInvariants()
+        copy._checkInvariants()
+        // The copy still holds every original value.
+        #expect(copy.count == 600 && copy.allSatisfy { $0.value.id == $0.key })
+        #expect(watched.values.allSatisfy { $0.box != nil })
+        do {
+            let kept = Set(map.filter { $0.value.id == $0.key }.map(\.key))
+            _ = consume copy
+            for (key, weak) in watched {
+                #expect((weak.box != nil) == kept.contains(key), "key \(key)")
+            }
+        }
+        #expect(map.allSatisfy { $0.value.id == $0.key || $0.value.id == -$0.key })
+        map = PersistentIntMap()
+        #expect(watched.values.allSatisfy { $0.box == nil })
+    }
 }

@@ -11,7 +11,9 @@ extension PersistentIntMap {
     /// - Complexity: ``append(_:forKey:)`` amortised O(1); ``build()``
     ///   O(log64 n). O(n) in all, and O(64 × depth) extra memory.
     struct Builder {
-        /// The values of the leaf being filled, and which of its slots they occupy.
+        /// The values of the leaf being filled, and which of its slots they
+        /// occupy. One array for every leaf: a leaf copies its values into
+        /// its own block.
         private var leafValues = ContiguousArray<Value>()
         private var leafBitmap: UInt64 = 0
         /// The inner nodes being filled: `inner[i]` is at shift `6 × (i + 1)`.
@@ -33,7 +35,6 @@ extension PersistentIntMap {
             if count > 0, key >> Int64(Bitmap.bitsPerLevel) != lastKey >> Int64(Bitmap.bitsPerLevel) {
                 closeNodes(below: key)
             }
-            if leafValues.isEmpty { leafValues.reserveCapacity(64) }
             leafBitmap |= Bitmap.bit(Bitmap.digit(UInt64(key), 0))
             leafValues.append(value)
             lastKey = key
@@ -79,13 +80,14 @@ extension PersistentIntMap {
         }
 
         private mutating func closeLeaf() -> Node {
-            let node = Node(bitmap: leafBitmap, values: Self.fitted(&leafValues))
+            let node = Node.leaf(bitmap: leafBitmap, values: leafValues)
+            leafValues.removeAll(keepingCapacity: true)
             leafBitmap = 0
             return node
         }
 
         private mutating func closeInner(_ level: Int) -> Node {
-            let node = Node(bitmap: inner[level].bitmap, children: Self.fitted(&inner[level].children))
+            let node = Node.inner(bitmap: inner[level].bitmap, children: Self.fitted(&inner[level].children))
             inner[level].bitmap = 0
             return node
         }

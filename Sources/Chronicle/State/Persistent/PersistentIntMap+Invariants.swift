@@ -13,10 +13,10 @@ extension PersistentIntMap {
         func visit(_ node: Node, shift: Int) {
             precondition(node.bitmap != 0, "empty node")
             if shift == 0 {
-                precondition(node.children.isEmpty && node.values.count == node.bitmap.nonzeroBitCount, "leaf popcount")
-                total += node.values.count
+                precondition(node.children.isEmpty && node.valueCount == node.bitmap.nonzeroBitCount, "leaf popcount")
+                total += node.valueCount
             } else {
-                precondition(node.values.isEmpty && node.children.count == node.bitmap.nonzeroBitCount, "inner popcount")
+                precondition(node.valueCount == 0 && node.children.count == node.bitmap.nonzeroBitCount, "inner popcount")
                 for child in node.children { visit(child, shift: shift - Bitmap.bitsPerLevel) }
             }
         }

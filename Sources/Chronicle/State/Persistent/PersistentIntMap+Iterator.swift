@@ -55,9 +55,8 @@ extension PersistentIntMap: Sequence {
                 let digit = leafBits.trailingZeroBitCount
                 leafBits &= leafBits &- 1
                 defer { leafPosition += 1 }
-                // Through the buffer: the array subscript would retain the leaf.
-                let position = leafPosition
-                return (leafBase | Int64(digit), leaf.unsafelyUnwrapped.values.withUnsafeBufferPointer { $0[position] })
+                // Through the block: no reference to the leaf is taken.
+                return (leafBase | Int64(digit), leaf.unsafelyUnwrapped.value(at: leafPosition))
             }
             while var frame = stack.popLast() {
                 if frame.shift == 0 {

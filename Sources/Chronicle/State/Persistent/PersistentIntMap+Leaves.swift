@@ -25,7 +25,7 @@ extension PersistentIntMap {
         let low: UInt64 = start > base ? Bitmap.below(Bitmap.digit(UInt64(start), shift)) : 0
         if shift == 0 {
             let skipped = (node.bitmap & low).nonzeroBitCount
-            return node.values.withUnsafeBufferPointer {
+            return node.withValues {
                 body(base, node.bitmap & ~low, UnsafeBufferPointer(rebasing: $0[skipped...]))
             }
         }

@@ -76,7 +76,7 @@ struct PersistentIntMap<Value> {
                 let position = Bitmap.position(node.bitmap, digit)
                 // Through the buffers: the arrays' subscripts would retain
                 // the node they read from, and the child.
-                if shift == 0 { return node.values.withUnsafeBufferPointer { $0[position] } }
+                if shift == 0 { return node.value(at: position) }
                 node = node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[position]) }
                     .takeUnretainedValue()
                 shift -= Bitmap.bitsPerLevel
@@ -105,7 +105,7 @@ struct PersistentIntMap<Value> {
             return nil
         }
         while !Self.covers(key, shift: shift) {
-            root = Node(bitmap: 1, children: [root!])
+            root = Node.inner(bitmap: 1, children: [root!])
             shift += Bitmap.bitsPerLevel
         }
         if key > largest {
@@ -159,13 +159,8 @@ struct PersistentIntMap<Value> {
                 }
                 leaf._withUnsafeGuaranteedRef { node in
                     node.bitmap |= bits
-                    let kept = node.values.count, added = end - index
-                    node.values = ContiguousArray(unsafeUninitializedCapacity: kept + added) { buffer, initialized in
-                        let base = buffer.baseAddress.unsafelyUnwrapped
-                        node.values.withUnsafeBufferPointer { base.initialize(from: $0.baseAddress.unsafelyUnwrapped, count: kept) }
-                        for offset in 0..<added { (base + kept + offset).initialize(to: value(index + offset)) }
-                        initialized = kept + added
-                    }
+                    let start = index
+                    node.appendValues(count: end - index) { value(start + $0) }
                 }
                 largest = last
                 self.count += end - index
@@ -173,18 +168,26 @@ struct PersistentIntMap<Value> {
                 continue
             }
             // The append path: every node from the root to the key's leaf is
-            // this map's alone after it (shared ones are copied).
+            // this map's alone after it (shared ones are copied), and the
+            // leaf gets room for all 64 slots, which the keys after it in
+            // the run fill in place.
             updateValue(value(index), forKey: first)
-            var node = Unmanaged.passUnretained(root.unsafelyUnwrapped)
-            var shift = self.shift
-            while shift > 0 {
-                node = node._withUnsafeGuaranteedRef { Unmanaged.passUnretained($0.children[$0.children.count - 1]) }
-                shift -= Bitmap.bitsPerLevel
-            }
-            leaf = node
+            leaf = Self.roomInRightmostLeaf(&root!, shift: shift)
             leafPrefix = first &>> Int64(Bitmap.bitsPerLevel)
             index += 1
         }
+    }
+
+    /// The rightmost leaf below `node`, which this map alone holds, given
+    /// room for a value in each of its 64 slots (replaced by a larger copy
+    /// if it has less).
+    private static func roomInRightmostLeaf(_ node: inout Node, shift: Int) -> Unmanaged<Node> {
+        if shift == 0 {
+            let count = node.valueCount
+            if !node.hasRoom(for: 64 - count) { node = node.copy(room: 64 - count) }
+            return Unmanaged.passUnretained(node)
+        }
+        return roomInRightmostLeaf(&node.children[node.children.count - 1], shift: shift - Bitmap.bitsPerLevel)
     }
 
     /// Inserts `key`, larger than every key below `node`: its path is the
@@ -197,7 +200,8 @@ struct PersistentIntMap<Value> {
         let bit = Bitmap.bit(digit)
         if shift == 0 {
             node.bitmap |= bit
-            node.values.append(value)
+            if !node.hasRoom(for: 1) { node = node.withRoom(for: 1) }
+            node.appendValue(value)
             return
         }
         if node.bitmap & bit != 0 {
@@ -217,12 +221,15 @@ struct PersistentIntMap<Value> {
         let present = node.bitmap & bit != 0
         if shift == 0 {
             if present {
-                let old = node.values[position]
-                node.values[position] = value
-                return old
+                return node.modifyValue(at: position) { slot in
+                    let old = slot
+                    slot = value
+                    return old
+                }
             }
             node.bitmap |= bit
-            node.values.insert(value, at: position)
+            if !node.hasRoom(for: 1) { node = node.withRoom(for: 1) }
+            node.insertValue(value, at: position)
             return nil
         }
         if present {
@@ -248,7 +255,7 @@ struct PersistentIntMap<Value> {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         let position = Bitmap.position(node.bitmap, Bitmap.digit(UInt64(key), shift))
         if shift == 0 {
-            body(&node.values[position])
+            node.modifyValue(at: position, body)
             return
         }
         modify(&node.children[position], shift: shift - Bitmap.bitsPerLevel, key: key, body)
@@ -283,7 +290,7 @@ struct PersistentIntMap<Value> {
         let position = Bitmap.position(node.bitmap, digit)
         if shift == 0 {
             node.bitmap &= ~bit
-            return node.values.remove(at: position)
+            return node.removeValue(at: position)
         }
         let old = remove(&node.children[position], shift: shift - Bitmap.bitsPerLevel, key: key)
         if node.children[position].bitmap == 0 {
