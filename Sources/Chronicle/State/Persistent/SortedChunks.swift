@@ -262,11 +262,13 @@ struct SortedChunks<Element: ChunkElement> {
     static var maximumChunk: Int { 128 }
     /// The largest page; a page that grows past it splits in two.
     ///
-    /// Each in-memory checkpoint keeps the last page of every value a
-    /// commit after it touched, copied by that commit: pages of 64 chunks
-    /// (a 544-byte copy) kept about 0.8 MB more for 1M players over 100
-    /// `team` values than pages of 16, whose longer page list (49 pages
-    /// for 100k keys) costs less to copy than the page saves.
+    /// Each in-memory checkpoint keeps the page list of every value a
+    /// commit after it touched, and its last page when that was less than
+    /// half full (the commit copied it; a fuller one it kept, see
+    /// ``lastChunkIsKept``). Pages of 16, 32 and 64 chunks keep about as
+    /// much for 1M players over 100 `team` values; before the last page
+    /// was kept whole, pages of 64 (a 544-byte copy) kept about 0.8 MB
+    /// more than pages of 16.
     static var maximumPage: Int { 16 }
 
     /// The pages, in order; none is empty.
