@@ -45,7 +45,7 @@ extension StoreState {
     ///   batches read past `last` and not folded.
     mutating func foldReadingAhead(_ reader: CommitReader, through last: UInt64 = .max, releasingFreedMemory: Bool = true,
                                    didFold: (borrowing StoreState, _ events: Int) -> Bool = { _, _ in true }) throws(JournalFoldError) {
-        let large = releasingFreedMemory && FreedMemory.isLargeFold(reader)
+        let large = releasingFreedMemory && FreedMemory.isLargeFold(reading: reader.remainingBytes)
         if CommitReadAhead.worthwhile(for: reader), var readAhead = CommitReadAhead(reader, read: Self.readCreatingRecords) {
             try fold(&readAhead, through: last, didFold: didFold)
         } else {

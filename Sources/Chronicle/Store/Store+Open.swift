@@ -36,7 +36,7 @@ extension Store {
         var folded = 0, large = false
         do {
             let reader = journal.reader(from: state.version + 1)
-            large = FreedMemory.isLargeFold(reader)
+            large = FreedMemory.isLargeFold(reading: reader.remainingBytes)
             try state.foldReadingAhead(reader, releasingFreedMemory: false) { state, events in
                 checkpoints.didFold(copy state, events: events)
                 folded += events

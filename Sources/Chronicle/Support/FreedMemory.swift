@@ -6,9 +6,10 @@ enum FreedMemory {
     /// when done: about 100k events.
     static let largeFold = 4 << 20
 
-    /// Whether folding what `reader` has left reads at least ``largeFold`` bytes.
-    static func isLargeFold(_ reader: CommitReader) -> Bool {
-        reader.remainingBytes >= largeFold
+    /// Whether a fold that reads `bytes` of journal is large enough to
+    /// call ``release()`` after: at least ``largeFold``.
+    static func isLargeFold(reading bytes: Int) -> Bool {
+        bytes >= largeFold
     }
 
     /// Asks the allocator to return the whole free pages it keeps, in every
