@@ -74,8 +74,9 @@ struct PersistentIntMap<Value> {
                 let digit = Bitmap.digit(bits, shift)
                 guard node.bitmap & Bitmap.bit(digit) != 0 else { return nil }
                 let position = Bitmap.position(node.bitmap, digit)
-                // Through the buffers: the arrays' subscripts would retain
-                // the node they read from, and the child.
+                // A leaf's value comes straight from its block. The step to
+                // a child goes through the children array's buffer: the
+                // array's subscript would retain the node and the child.
                 if shift == 0 { return node.value(at: position) }
                 node = node.children.withUnsafeBufferPointer { Unmanaged.passUnretained($0[position]) }
                     .takeUnretainedValue()
