@@ -97,10 +97,16 @@ struct PersistentIntMap<Value> {
     /// - Complexity: O(log64 n); copies at most one node per level.
     @discardableResult
     mutating func updateValue(_ value: Value, forKey key: Int64) -> Value? {
+        updateValue(value, forKey: key, newLeafRoom: 0)
+    }
+
+    /// ``updateValue(_:forKey:)``, giving a leaf it creates room for
+    /// `newLeafRoom` more values.
+    private mutating func updateValue(_ value: Value, forKey key: Int64, newLeafRoom: Int) -> Value? {
         precondition(key >= 0, "PersistentIntMap keys are non-negative")
         guard root != nil else {
             while !Self.covers(key, shift: shift) { shift += Bitmap.bitsPerLevel }
-            root = Node.path(shift: shift, key: key, value: value)
+            root = Node.path(shift: shift, key: key, value: value, room: newLeafRoom)
             count = 1
             largest = key
             return nil
@@ -110,7 +116,7 @@ struct PersistentIntMap<Value> {
             shift += Bitmap.bitsPerLevel
         }
         if key > largest {
-            Self.append(&root!, shift: shift, key: key, value: value)
+            Self.append(&root!, shift: shift, key: key, value: value, newLeafRoom: newLeafRoom)
             largest = key
             count += 1
             return nil
@@ -171,8 +177,9 @@ struct PersistentIntMap<Value> {
             // The append path: every node from the root to the key's leaf is
             // this map's alone after it (shared ones are copied), and the
             // leaf gets room for all 64 slots, which the keys after it in
-            // the run fill in place.
-            updateValue(value(index), forKey: first)
+            // the run fill in place: a leaf the append creates is made with
+            // that room, and one that was there is given it.
+            updateValue(value(index), forKey: first, newLeafRoom: 63)
             leaf = Self.roomInRightmostLeaf(&root!, shift: shift)
             leafPrefix = first &>> Int64(Bitmap.bitsPerLevel)
             index += 1
@@ -195,7 +202,7 @@ struct PersistentIntMap<Value> {
     /// rightmost one, so at each level the slot is the last child (when the
     /// digits match) or a new last slot — an append, with no rank to count
     /// and nothing to shift.
-    private static func append(_ node: inout Node, shift: Int, key: Int64, value: Value) {
+    private static func append(_ node: inout Node, shift: Int, key: Int64, value: Value, newLeafRoom: Int) {
         if !isKnownUniquelyReferenced(&node) { node = node.copy() }
         let digit = Bitmap.digit(UInt64(key), shift)
         let bit = Bitmap.bit(digit)
@@ -207,11 +214,12 @@ struct PersistentIntMap<Value> {
         }
         if node.bitmap & bit != 0 {
             // The largest key so far shares this digit: its child is the last.
-            append(&node.children[node.children.count - 1], shift: shift - Bitmap.bitsPerLevel, key: key, value: value)
+            append(&node.children[node.children.count - 1], shift: shift - Bitmap.bitsPerLevel, key: key, value: value,
+                   newLeafRoom: newLeafRoom)
             return
         }
         node.bitmap |= bit
-        node.children.append(Node.path(shift: shift - Bitmap.bitsPerLevel, key: key, value: value))
+        node.children.append(Node.path(shift: shift - Bitmap.bitsPerLevel, key: key, value: value, room: newLeafRoom))
     }
 
     private static func update(_ node: inout Node, shift: Int, key: Int64, value: Value) -> Value? {
