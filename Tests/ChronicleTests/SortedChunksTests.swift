@@ -37,6 +37,112 @@ struct SortedChunksTests {
         chunks._checkInvariants()
     }
 
+    /// While the elements fit one chunk they are kept in it, with no page
+    /// list and no page (an index value with one key, a single backlink);
+    /// the element past a full chunk gives it pages, and the collection
+    /// stays paged; emptied, it starts again from one chunk.
+    @Test func elementsThatFitOneChunkHaveNoPages() throws {
+        var chunks = SortedChunks<Int>()
+        #expect(!chunks.isOneChunk)
+        chunks.insert(10)
+        #expect(chunks.isOneChunk && chunks.chunks.count == 1)
+        for value in (11..<(10 + SortedChunks<Int>.maximumChunk)).reversed() { chunks.insert(value) }
+        chunks._checkInvariants()
+        #expect(chunks.isOneChunk && chunks.count == SortedChunks<Int>.maximumChunk)
+        #expect(chunks.elements == Array(10..<(10 + SortedChunks<Int>.maximumChunk)))
+        chunks.insert(500)
+        chunks._checkInvariants()
+        #expect(!chunks.isOneChunk && chunks.chunks.count == 2 && chunks.pages.count == 1)
+        for value in 11..<(10 + SortedChunks<Int>.maximumChunk) {
+            let removed = chunks.remove(value)
+            #expect(removed)
+        }
+        #expect(!chunks.isOneChunk && chunks.elements == [10, 500])
+        let removedBoth = chunks.remove(10) && chunks.remove(500)
+        #expect(removedBoth && chunks.isEmpty)
+        chunks.insert(contentsOf: [7])
+        #expect(chunks.isOneChunk && chunks.elements == [7])
+        // Built from ascending elements: one chunk when they fit one.
+        let built = SortedChunks(ascending: Array(0..<SortedChunks<Int>.maximumChunk))
+        #expect(built.isOneChunk && built.count == SortedChunks<Int>.maximumChunk)
+        built._checkInvariants()
+        let larger = SortedChunks(ascending: Array(0...SortedChunks<Int>.maximumChunk))
+        #expect(!larger.isOneChunk && larger.chunks.count == 2)
+        // Too far apart for one base (a 32-bit distance): pages at once.
+        let apart = SortedChunks(ascending: [0, 1 << 40])
+        #expect(!apart.isOneChunk && apart.chunks.count == 2)
+        apart._checkInvariants()
+    }
+
+    /// A copy shares the one chunk; every edit of the other copy leaves it
+    /// as it was: an insert, one below the chunk's base (which makes pages
+    /// to lower it), one too far from it, a removal. A shared chunk at
+    /// least half full is left to the copy, as the last chunk of pages is.
+    @Test func oneChunkCopiesAreIndependent() throws {
+        let original = SortedChunks(ascending: [100, 200, 300])
+        var edits: [(String, (inout SortedChunks<Int>) -> Void, [Int])] = [
+            ("insert", { $0.insert(150) }, [100, 150, 200, 300]),
+            ("below the base", { $0.insert(5) }, [5, 100, 200, 300]),
+            ("too far", { $0.insert(1 << 40) }, [100, 200, 300, 1 << 40]),
+            ("remove", { _ = $0.remove(200) }, [100, 300]),
+            ("remove all", { for value in [100, 200, 300] { _ = $0.remove(value) } }, []),
+            ("many", { $0.insert(contentsOf: Array(301..<400)) }, [100, 200] + Array(300..<400)),
+        ]
+        edits.append(("past a chunk", { $0.insert(contentsOf: Array(1_000..<1_200)) }, [100, 200, 300] + Array(1_000..<1_200)))
+        for (name, edit, expected) in edits {
+            var copy = original
+            edit(&copy)
+            copy._checkInvariants()
+            original._checkInvariants()
+            #expect(copy.elements == expected, "\(name)")
+            #expect(copy.count == expected.count, "\(name)")
+            #expect(original.elements == [100, 200, 300], "\(name)")
+        }
+        let half = SortedChunks(ascending: Array(0..<(SortedChunks<Int>.maximumChunk / 2)))
+        var grown = half
+        grown.insert(1_000)
+        let shared = try #require(half.chunks.first)
+        #expect(!grown.isOneChunk && grown.chunks.first === shared, "the half-full chunk is kept, not copied")
+        #expect(half.elements == Array(0..<(SortedChunks<Int>.maximumChunk / 2)))
+    }
+
+    /// Small collections and their copies, edited at random, against
+    /// sorted arrays: the one-chunk form and its change to pages.
+    @Test(arguments: [2, 9, 31])
+    func smallCollectionsAndCopiesMatchSortedArrays(seed: UInt64) {
+        var random = Seeded(state: seed)
+        var versions: [(SortedChunks<Int>, [Int])] = [(SortedChunks(), [])]
+        for _ in 0..<3_000 {
+            var (chunks, model) = versions[Int.random(in: 0..<versions.count, using: &random)]
+            for _ in 0..<Int.random(in: 1...20, using: &random) {
+                let value = Int.random(in: 0..<400, using: &random)
+                switch Int.random(in: 0..<4, using: &random) {
+                case 0, 1:
+                    chunks.insert(value)
+                    model.insert(value, at: model.insertionPoint(after: value))
+                case 2:
+                    let run = (value..<(value + Int.random(in: 1...40, using: &random))).map { $0 }
+                    chunks.insert(contentsOf: run)
+                    for element in run { model.insert(element, at: model.insertionPoint(after: element)) }
+                default:
+                    let removed = chunks.remove(value)
+                    let present = model.firstIndex(of: value)
+                    #expect(removed == (present != nil))
+                    if let present { model.remove(at: present) }
+                }
+            }
+            chunks._checkInvariants()
+            #expect(chunks.elements == model && chunks.count == model.count)
+            if model.count > 300 { (chunks, model) = (SortedChunks(), []) }
+            versions.append((chunks, model))
+            if versions.count > 40 { versions.removeFirst() }
+        }
+        for (chunks, model) in versions {
+            chunks._checkInvariants()
+            #expect(Array(chunks) == model)
+        }
+    }
+
     @Test(arguments: [1, 7, 42])
     func randomEditsMatchASortedArray(seed: UInt64) {
         var random = Seeded(state: seed)

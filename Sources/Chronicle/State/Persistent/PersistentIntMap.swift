@@ -102,6 +102,7 @@ struct PersistentIntMap<Value> {
 
     /// ``updateValue(_:forKey:)``, giving a leaf it creates room for
     /// `newLeafRoom` more values.
+    @discardableResult
     private mutating func updateValue(_ value: Value, forKey key: Int64, newLeafRoom: Int) -> Value? {
         precondition(key >= 0, "PersistentIntMap keys are non-negative")
         guard root != nil else {

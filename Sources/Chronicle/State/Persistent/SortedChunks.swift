@@ -20,6 +20,10 @@
 /// goes to a chunk of its own; a key inserted below a chunk's first lowers
 /// the base when the chunk's last key still fits.
 ///
+/// Elements that fit one chunk are kept in it alone, with no page list and
+/// no page (``isOneChunk``): most index values of an index over distinct
+/// values, and most link targets, hold one element.
+///
 /// Equal elements may repeat (an object listed twice in a list links twice);
 /// ``insert(_:)`` puts a new one after its equals.
 ///
@@ -271,8 +275,49 @@ struct SortedChunks<Element: ChunkElement> {
     /// more than pages of 16.
     static var maximumPage: Int { 16 }
 
-    /// The pages, in order; none is empty.
-    private(set) var pages: ContiguousArray<Page> = []
+    /// Where the elements are.
+    ///
+    /// As many collections hold one element as hold many: an index over
+    /// values that rarely repeat (an email address, an external id) keeps
+    /// one collection per value, and an object that one link points to
+    /// keeps one of its backlinks. A page list, a page and its chunk list
+    /// were three blocks (about 150 bytes with the allocator's share) on
+    /// top of the chunk, for one element.
+    private enum Storage {
+        /// Every element in one chunk, no page: while they fit one
+        /// (``maximumChunk``, each kept relative to the chunk's base).
+        case chunk(Chunk)
+        /// The chunks in pages, in order; none is empty, and none of them
+        /// when the collection is empty. A collection that outgrew its
+        /// chunk stays paged when elements are removed.
+        case pages(ContiguousArray<Page>)
+    }
+    private var storage = Storage.pages([])
+
+    /// The pages, in order; none is empty. Only while the elements are
+    /// paged: a collection in one chunk (``Storage/chunk(_:)``) has none.
+    private(set) var pages: ContiguousArray<Page> {
+        get {
+            guard case .pages(let pages) = storage else { preconditionFailure("SortedChunks: one chunk, no pages") }
+            return pages
+        }
+        _modify {
+            guard case .pages(var pages) = storage else { preconditionFailure("SortedChunks: one chunk, no pages") }
+            // Moved out while it is written, so that the storage holds no
+            // second reference to the array (a write would copy it).
+            storage = .pages([])
+            defer { storage = .pages(pages) }
+            yield &pages
+        }
+        set { storage = .pages(newValue) }
+    }
+
+    /// Whether the elements are in one chunk, without pages.
+    var isOneChunk: Bool {
+        if case .chunk = storage { return true }
+        return false
+    }
+
     /// The number of elements. O(1).
     private(set) var count = 0
 
@@ -281,7 +326,7 @@ struct SortedChunks<Element: ChunkElement> {
 
     /// The elements of `sorted`, which must be in ascending order.
     init<S: Sequence>(sorted: S) where S.Element == Element {
-        for element in sorted { append(element) }
+        for element in sorted { insert(element) }
     }
 
     /// The elements of `ascending`, which must be in ascending order, cut
@@ -290,7 +335,14 @@ struct SortedChunks<Element: ChunkElement> {
     ///
     /// - Complexity: O(n).
     init(ascending: some RandomAccessCollection<Element>) {
+        count = ascending.count
+        guard !ascending.isEmpty else { return }
         var start = ascending.startIndex
+        if ascending.count <= Self.maximumChunk,
+           Self.storablePrefix(of: ascending, from: start, limit: Self.maximumChunk) == ascending.endIndex {
+            storage = .chunk(Chunk.of(ascending))
+            return
+        }
         var chunks = ContiguousArray<Chunk>()
         chunks.reserveCapacity(Swift.min(Self.maximumPage, (ascending.count + Self.maximumChunk - 1) / Self.maximumChunk))
         while start != ascending.endIndex {
@@ -303,7 +355,6 @@ struct SortedChunks<Element: ChunkElement> {
             start = end
         }
         if !chunks.isEmpty { pages.append(Page(chunks)) }
-        count = ascending.count
     }
 
     /// The end of the longest run of `elements` from `start`, ascending,
@@ -320,11 +371,68 @@ struct SortedChunks<Element: ChunkElement> {
         return end
     }
 
+    /// Whether `elements` are in ascending order. O(n).
+    private static func ascending<C: RandomAccessCollection<Element>>(_ elements: C) -> Bool where C.Index == Int {
+        var index = elements.startIndex + 1
+        while index < elements.endIndex {
+            if elements[index] < elements[index - 1] { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Whether there are no elements. O(1).
     var isEmpty: Bool { count == 0 }
 
     /// Every chunk, in order, for tests and diagnostics. O(chunks).
-    var chunks: [Chunk] { pages.flatMap(\.chunks) }
+    var chunks: [Chunk] {
+        switch storage {
+        case .chunk(let chunk): [chunk]
+        case .pages(let pages): pages.flatMap(\.chunks)
+        }
+    }
+
+    /// Inserts `element` into the one chunk (``Storage/chunk(_:)``) when
+    /// it has fewer than ``maximumChunk`` and can keep it relative to its
+    /// base, copying it first if another copy shares it and it is less
+    /// than half full. Otherwise makes the chunk the first of a page, for
+    /// the paged path to go on (which leaves a shared chunk at least half
+    /// full to the other copy, see ``lastChunkIsKept``), and returns
+    /// `false`.
+    ///
+    /// - Complexity: O(maximumChunk).
+    private mutating func insertIntoTheChunk(_ element: Element) -> Bool {
+        guard case .chunk(var chunk) = storage else { return false }
+        // Moved out, so that a uniqueness test sees only other copies.
+        storage = .pages([])
+        let owned = isKnownUniquelyReferenced(&chunk)
+        guard chunk.count < (owned ? Self.maximumChunk : Self.maximumChunk / 2),
+              let value = chunk.storing(element) else {
+            storage = .pages([Page([chunk])])
+            return false
+        }
+        chunk = owned ? chunk.withRoom(for: 1) : chunk.copy(room: 1)
+        chunk.insert(value)
+        storage = .chunk(chunk)
+        count += 1
+        return true
+    }
+
+    /// Removes one element equal to `element` from the one chunk; returns
+    /// whether there was one. O(maximumChunk).
+    private mutating func removeFromTheChunk(_ element: Element) -> Bool {
+        guard case .chunk(var chunk) = storage else { return false }
+        guard let value = chunk.storing(element) else { return false }
+        let position = chunk.stored.insertionPoint(of: value)
+        guard position < chunk.count, chunk.stored[position] == value else { return false }
+        count -= 1
+        storage = .pages([])
+        guard count > 0 else { return true }
+        if !isKnownUniquelyReferenced(&chunk) { chunk = chunk.copy(room: 0) }
+        chunk.remove(at: position)
+        storage = .chunk(chunk)
+        return true
+    }
 
     /// The page and the chunk in it where `element` belongs: the first
     /// chunk whose last element is not less than it, or the last chunk.
@@ -390,6 +498,9 @@ struct SortedChunks<Element: ChunkElement> {
     // instructions an object in a write of new indexed objects, callgrind).
     @inline(__always)
     private mutating func appendInPlace(_ element: Element) -> Bool {
+        // Not bound: a second reference to the page list would make the
+        // write below copy it.
+        guard case .pages = storage else { return false }
         let last = pages.count - 1
         guard last >= 0, isKnownUniquelyReferenced(&pages[last]) else { return false }
         return pages[last].appendInPlace(element)
@@ -397,12 +508,13 @@ struct SortedChunks<Element: ChunkElement> {
 
     /// Adds `element` after any equal elements.
     mutating func insert(_ element: Element) {
+        if isOneChunk, insertIntoTheChunk(element) { return }
         if appendInPlace(element) {
             count += 1
             return
         }
         guard !pages.isEmpty else {
-            pages.append(Page([Chunk.of(element)]))
+            storage = .chunk(Chunk.of(element))
             count = 1
             return
         }
@@ -494,6 +606,19 @@ struct SortedChunks<Element: ChunkElement> {
     /// - Complexity: O(k) for k elements appended, plus ``insert(_:)``'s
     ///   for each of the rest.
     mutating func insert<C: RandomAccessCollection>(contentsOf elements: C) where C.Element == Element, C.Index == Int {
+        // While they all fit one chunk, one by one into it (a value of an
+        // index over distinct values gets one key).
+        if count + elements.count <= Self.maximumChunk, isOneChunk || isEmpty {
+            if isEmpty, !elements.isEmpty, Self.ascending(elements),
+               Self.storablePrefix(of: elements, from: elements.startIndex, limit: Self.maximumChunk) == elements.endIndex {
+                storage = .chunk(Chunk.of(elements))
+                count = elements.count
+                return
+            }
+            for element in elements { insert(element) }
+            return
+        }
+        if case .chunk(let chunk) = storage { storage = .pages([Page([chunk])]) }
         var index = elements.startIndex
         while index < elements.endIndex {
             let element = elements[index]
@@ -535,6 +660,7 @@ struct SortedChunks<Element: ChunkElement> {
     /// Removes one element equal to `element`; returns whether there was one.
     @discardableResult
     mutating func remove(_ element: Element) -> Bool {
+        if isOneChunk { return removeFromTheChunk(element) }
         guard !pages.isEmpty else { return false }
         let (page, index) = position(for: element)
         let position: Int, chunkCount: Int
@@ -567,9 +693,7 @@ struct SortedChunks<Element: ChunkElement> {
     var elements: [Element] {
         var result: [Element] = []
         result.reserveCapacity(count)
-        for page in pages {
-            for chunk in page.chunks { result.append(contentsOf: chunk) }
-        }
+        for chunk in chunks { result.append(contentsOf: chunk) }
         return result
     }
 }
@@ -586,6 +710,13 @@ extension SortedChunks: Sequence {
         private var position = 0
 
         fileprivate init(_ pages: ContiguousArray<Page>) { self.pages = pages }
+
+        /// An iterator over one chunk's elements.
+        fileprivate init(_ chunk: Chunk) {
+            pages = []
+            current = chunk
+            count = chunk.count
+        }
 
         mutating func next() -> Element? {
             if position < count {
@@ -615,7 +746,12 @@ extension SortedChunks: Sequence {
         }
     }
 
-    func makeIterator() -> Iterator { Iterator(pages) }
+    func makeIterator() -> Iterator {
+        switch storage {
+        case .chunk(let chunk): Iterator(chunk)
+        case .pages(let pages): Iterator(pages)
+        }
+    }
 
     var underestimatedCount: Int { count }
 }
@@ -636,6 +772,14 @@ extension SortedChunks {
     func _checkInvariants() {
         var total = 0
         var previous: Element?
+        let pages: ContiguousArray<Page>
+        switch storage {
+        case .chunk(let chunk):
+            precondition(!chunk.isEmpty, "SortedChunks: one empty chunk")
+            pages = [Page([chunk])]
+        case .pages(let paged):
+            pages = paged
+        }
         for page in pages {
             precondition(!page.chunks.isEmpty, "SortedChunks: empty page")
             precondition(page.chunks.count <= Self.maximumPage, "SortedChunks: oversized page")
@@ -660,6 +804,8 @@ extension SortedChunks {
 }
 
 // Safe: pages and chunks are written only while uniquely referenced
-// (`ownPage`, `ownChunk`), so pages and chunks reachable from two copies —
+// (`ownPage`, `ownChunk`, and for a collection of one chunk
+// `insertIntoTheChunk` and `removeFromTheChunk`, which test it with the
+// storage's own reference moved out), so pages and chunks reachable from two copies —
 // possibly on two threads — are immutable.
 extension SortedChunks: @unchecked Sendable where Element: Sendable {}
