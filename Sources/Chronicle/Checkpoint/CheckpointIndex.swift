@@ -72,7 +72,7 @@ final class CheckpointIndex: Sendable {
             guard storage.eventsSinceLast >= storage.interval else { return }
             storage.eventsSinceLast = 0
             if let last = storage.states.last, last.version >= state.version { return }
-            storage.states.append(state)
+            storage.states.append(kept(state))
             thin(&storage)
         }
     }
@@ -83,9 +83,20 @@ final class CheckpointIndex: Sendable {
         storage.withLock { storage in
             let position = storage.states.partitionPoint { $0.version >= state.version }
             if position < storage.states.count, storage.states[position].version == state.version { return }
-            storage.states.insert(state, at: position)
+            storage.states.insert(kept(state), at: position)
             thin(&storage)
         }
+    }
+
+    /// `state` as a checkpoint keeps it: without its large secondary
+    /// indexes (``UnindexedTable``), which the commits after it would
+    /// otherwise copy for it to keep. O(tables × properties).
+    private func kept(_ state: StoreState) -> StoreState {
+        var kept = state
+        for table in kept.tables.indices {
+            kept.tables[table] = kept.tables[table].withoutLargeIndexes(from: limits.unindexedMinimum)
+        }
+        return kept
     }
 
     /// Drops every other checkpoint (keeping the newest) while there are too many.

@@ -4,9 +4,11 @@
 /// builds the whole ``Table`` once, on the first read or write that needs
 /// it (``built()``), for every state that shares it.
 ///
-/// A deferred table holds no links and nothing links to it, so its
-/// backlinks are known to be empty without building it (see
-/// ``CheckpointTable`` for which tables are deferred).
+/// A table deferred to a checkpoint file holds no links and nothing links
+/// to it, so its backlinks are known to be empty without building it (see
+/// ``CheckpointTable`` for which tables are deferred); one an in-memory
+/// checkpoint keeps without its large indexes (``UnindexedTable``) has
+/// its backlinks at hand.
 ///
 /// Implementations are immutable apart from caches, and thread-safe.
 protocol DeferredTable: AnyObject, Sendable {
@@ -33,4 +35,13 @@ protocol DeferredTable: AnyObject, Sendable {
     /// fails: a table whose stored form turns out damaged is rebuilt from
     /// the source of truth (the journal).
     func built() -> Table
+
+    /// The links into the table's objects, without building it.
+    var backlinks: PersistentIntMap<SortedChunks<Backlink>> { get }
+}
+
+extension DeferredTable {
+    /// None: a table deferred to a checkpoint file holds no links and
+    /// nothing links to it (see ``CheckpointTable``).
+    var backlinks: PersistentIntMap<SortedChunks<Backlink>> { PersistentIntMap() }
 }

@@ -65,10 +65,10 @@ struct Table: Sendable {
         }
     }
 
-    /// Target object key → the links into it, sorted. Empty, without
-    /// building, for a deferred table (nothing links to one).
+    /// Target object key → the links into it, sorted. A deferred table's,
+    /// without building it (``DeferredTable/backlinks``).
     var backlinks: PersistentIntMap<SortedChunks<Backlink>> {
-        get { deferred == nil ? ownBacklinks : PersistentIntMap() }
+        get { deferred?.backlinks ?? ownBacklinks }
         _modify {
             undefer()
             yield &ownBacklinks
@@ -93,6 +93,40 @@ struct Table: Sendable {
         ownSecondaryIndexes = built.ownSecondaryIndexes
         ownBacklinks = built.ownBacklinks
         self.deferred = nil
+    }
+
+    /// This table as an in-memory checkpoint keeps it: deferred to an
+    /// ``UnindexedTable`` without its secondary indexes of at least
+    /// `minimum` values; itself when it has none, or is deferred already.
+    /// O(properties).
+    func withoutLargeIndexes(from minimum: Int) -> Table {
+        guard deferred == nil, let unindexed = UnindexedTable(self, droppingIndexesFrom: minimum) else { return self }
+        var kept = self
+        // The parts are the deferred table's now: none kept here.
+        kept.deferred = unindexed
+        kept.ownObjects = PersistentIntMap()
+        kept.ownPrimaryKeyIndex = PrimaryKeyIndex()
+        kept.ownSecondaryIndexes = ownSecondaryIndexes.map { $0.map { _ in PersistentHashMap() } }
+        kept.ownBacklinks = PersistentIntMap()
+        return kept
+    }
+
+    /// Empties the secondary index of `property` (for ``UnindexedTable``);
+    /// the table must not be deferred.
+    mutating func emptySecondaryIndex(_ property: Int) {
+        undefer()
+        ownSecondaryIndexes[property] = PersistentHashMap()
+    }
+
+    /// Files every object in the secondary indexes of `properties`, which
+    /// are empty (an ``UnindexedTable`` building its table). Objects in
+    /// ascending key order: each key list only appends.
+    /// O(objects × properties).
+    mutating func fillSecondaryIndexes(_ properties: [Int]) {
+        undefer()
+        for (key, record) in ownObjects {
+            for property in properties { index(ObjectKey(key), value: record[property], property: property) }
+        }
     }
 
     /// An empty secondary index if `property` is indexed.

@@ -65,6 +65,10 @@ extension Store {
         /// <doc:Performance>); smaller ones are decoded at once. Internal:
         /// tests lower it to reach the lazy path with small stores.
         var lazyTableMinimum = 4096
+        /// In-memory checkpoints leave out secondary indexes of at least
+        /// this many values (see <doc:Performance>, Memory). Internal:
+        /// tests lower it to leave out every index.
+        var unindexedMinimum = 1024
 
         /// A policy. The defaults keep memory modest; journals beyond about
         /// `interval × maximumInMemory` events get sparser checkpoints.
@@ -87,7 +91,7 @@ extension Store.CheckpointPolicy {
     /// The policy as the checkpoint engine reads it.
     var limits: CheckpointLimits {
         CheckpointLimits(interval: interval, maximumInMemory: maximumInMemory, usesFile: usesFile,
-                         fileThreshold: fileThreshold, lazyTableMinimum: lazyTableMinimum)
+                         fileThreshold: fileThreshold, lazyTableMinimum: lazyTableMinimum, unindexedMinimum: unindexedMinimum)
     }
 }
 

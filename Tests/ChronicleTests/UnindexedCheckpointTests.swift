@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+@testable import Chronicle
+
+/// A model with an index over values that do not repeat.
+final class Account: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var email = ""
+}
+extension Account: @unchecked Sendable {}
+
+@Suite("In-memory checkpoints without their large indexes")
+struct UnindexedCheckpointTests {
+    /// Every index left out of the checkpoints (a minimum of one value):
+    /// time travel to every version, out of order, so that folds start
+    /// from such checkpoints and fill in more, gives what a fresh fold of
+    /// that prefix gives, indexes and backlinks included; an indexed
+    /// look-up in the frozen state finds what the fresh fold's finds.
+    @Test(arguments: [3 as UInt64, 17])
+    func frozenStatesFromCheckpointsWithoutIndexesEqualFreshFolds(seed: UInt64) throws {
+        let commits = RandomHistory.commits(seed: seed, count: 120)
+        let url = try ReplayFixtures.journal(commits)
+        let expected = try ReplayFixtures.prefixStates(commits)
+        var configuration = Store.Configuration(fileURL: url)
+        configuration.checkpoints = .init(interval: 16, maximumInMemory: 8, usesFile: false)
+        configuration.checkpoints.unindexedMinimum = 1
+        let store = try Store(configuration: configuration)
+        let kept = store.checkpoints.versions.map { store.checkpoints.nearest(atOrBefore: $0) }
+        #expect(kept.contains { $0.tables.contains { $0.deferred is UnindexedTable } },
+                "the checkpoints keep their indexed tables without the indexes")
+        var rng = SplitMix64(seed: seed)
+        for version in Array(0...UInt64(commits.count)).shuffled(using: &rng) {
+            let frozen = try store.frozen(at: version)
+            let want = expected[Int(version)]
+            #expect(frozen.state.isContentEqual(want), "version \(version)")
+            frozen.state._checkInvariants()
+            for table in want.tables.indices {
+                for (property, schema) in want.schema[table].properties.enumerated()
+                where schema.isIndexed && schema.collection == .none && property != want.tables[table].primaryKey {
+                    for (_, record) in want.objects(table: table) {
+                        let value = record[property]
+                        #expect(frozen.state.keys(table: table, property: property, equalTo: value)
+                                == want.keys(table: table, property: property, equalTo: value), "version \(version)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// With the default policy, a fold of a journal whose index holds
+    /// thousands of distinct values keeps its checkpoints without that
+    /// index; a frozen view at a checkpoint's version finds objects by the
+    /// indexed value, and not those created after it; the live store is
+    /// untouched.
+    @Test func aLargeIndexIsLeftOutOfTheFoldsCheckpoints() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, objectTypes: [Account.self])
+        configuration.checkpoints.usesFile = false
+        configuration.checkpoints.interval = 1_000
+        do {
+            let store = try Store(configuration: configuration)
+            for start in stride(from: 0, to: 6_000, by: 500) {
+                try store.write {
+                    for id in start..<(start + 500) {
+                        let account = Account()
+                        account.id = id
+                        account.email = "user\((id &* 7_919) % 100_003)@example.com"
+                        store.add(account)
+                    }
+                }
+            }
+        }
+        let store = try Store(configuration: configuration)
+        // A checkpoint every two commits of 500 accounts: version v holds
+        // accounts 0..<500 v.
+        let late = try #require(store.checkpoints.versions.first { $0 >= 4 && $0 < 12 })
+        let checkpoint = store.checkpoints.nearest(atOrBefore: late)
+        #expect(checkpoint.version == late)
+        let table = try #require(checkpoint.tableIndex(named: "Account"))
+        #expect(checkpoint.tables[table].deferred is UnindexedTable)
+        #expect(store.objects(Account.self).count == 6_000)
+        let frozen = try store.frozen(at: late)
+        let inside = "user\((17 &* 7_919) % 100_003)@example.com"
+        let after = "user\((5_999 &* 7_919) % 100_003)@example.com"
+        #expect(frozen.objects(Account.self).filter(#Predicate { $0.email == inside }).map(\.id) == [17])
+        #expect(frozen.objects(Account.self).filter(#Predicate { $0.email == after }).isEmpty)
+        #expect(store.objects(Account.self).filter(#Predicate { $0.email == after }).map(\.id) == [5_999])
+    }
+}
