@@ -27,7 +27,10 @@ extension Store {
         /// replaced: with random updates spread over a large store that can
         /// approach the size of the store itself (see the measurements in
         /// <doc:DebuggingWithTheJournal>), so raise this for faster time
-        /// travel only where memory allows.
+        /// travel only where memory allows. A checkpoint keeps no
+        /// secondary index of 1,024 values or more, which random inserts
+        /// would make it keep a copy of: time travel from it builds the
+        /// index again from the objects the first time.
         public var maximumInMemory: Int
         /// Whether a file store keeps a checkpoint file next to its journal.
         public var usesFile: Bool
