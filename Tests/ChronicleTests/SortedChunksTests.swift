@@ -42,6 +42,9 @@ struct SortedChunksTests {
     /// the element past a full chunk gives it pages, and the collection
     /// stays paged; emptied, it starts again from one chunk.
     @Test func elementsThatFitOneChunkHaveNoPages() throws {
+        // One chunk or the page list: one word, as the page list alone
+        // was (an index value and a backlink list are kept by the million).
+        #expect(MemoryLayout<SortedChunks<Int>>.size == 2 * MemoryLayout<Int>.size)
         var chunks = SortedChunks<Int>()
         #expect(!chunks.isOneChunk)
         chunks.insert(10)
