@@ -6,12 +6,7 @@ import Testing
 struct ReplayTimeTravelTests {
     @Test(arguments: [1 as UInt64, 7, 42])
     func frozenAtEveryVersionEqualsAFreshFoldOfThatPrefix(seed: UInt64) throws {
-        let commits = RandomHistory.commits(seed: seed, count: 150)
-        let url = try ReplayFixtures.journal(commits)
-        let expected = try ReplayFixtures.prefixStates(commits)
-        var configuration = Store.Configuration(fileURL: url)
-        configuration.checkpoints = .init(interval: 16, maximumInMemory: 8, usesFile: false)
-        let store = try Store(configuration: configuration)
+        let (store, commits, expected) = try ReplayFixtures.timeTravelStore(seed: seed, count: 150)
         #expect(store.version == UInt64(commits.count))
         #expect(store.checkpoints.count > 0 && store.checkpoints.count <= 8)
         // Out of order, so checkpoints made on the way are used and filled in.

@@ -18,13 +18,7 @@ struct UnindexedCheckpointTests {
     /// look-up in the frozen state finds what the fresh fold's finds.
     @Test(arguments: [3 as UInt64, 17])
     func frozenStatesFromCheckpointsWithoutIndexesEqualFreshFolds(seed: UInt64) throws {
-        let commits = RandomHistory.commits(seed: seed, count: 120)
-        let url = try ReplayFixtures.journal(commits)
-        let expected = try ReplayFixtures.prefixStates(commits)
-        var configuration = Store.Configuration(fileURL: url)
-        configuration.checkpoints = .init(interval: 16, maximumInMemory: 8, usesFile: false)
-        configuration.checkpoints.unindexedMinimum = 1
-        let store = try Store(configuration: configuration)
+        let (store, commits, expected) = try ReplayFixtures.timeTravelStore(seed: seed, count: 120) { $0.unindexedMinimum = 1 }
         let kept = store.checkpoints.versions.map { store.checkpoints.nearest(atOrBefore: $0) }
         #expect(kept.contains { $0.tables.contains { $0.deferred is UnindexedTable } },
                 "the checkpoints keep their indexed tables without the indexes")

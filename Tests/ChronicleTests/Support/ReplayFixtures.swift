@@ -20,6 +20,22 @@ enum ReplayFixtures {
         return states
     }
 
+    /// A store over a journal of `count` random commits (``RandomHistory``)
+    /// with dense in-memory checkpoints (every 16 events, at most 8) and no
+    /// checkpoint file, `adjust` applied to its policy first; with the
+    /// commits and the state after each prefix of them, for comparing time
+    /// travel with fresh folds.
+    static func timeTravelStore(seed: UInt64, count: Int, name: String = #function,
+                                adjust: (inout Store.CheckpointPolicy) -> Void = { _ in })
+        throws -> (store: Store, commits: [Commit], expected: [StoreState]) {
+        let commits = RandomHistory.commits(seed: seed, count: count)
+        let url = try journal(commits, name: name)
+        var configuration = Store.Configuration(fileURL: url)
+        configuration.checkpoints = .init(interval: 16, maximumInMemory: 8, usesFile: false)
+        adjust(&configuration.checkpoints)
+        return (try Store(configuration: configuration), commits, try prefixStates(commits))
+    }
+
     /// A clock that ticks one second per call from 2026-01-01T00:00:00Z.
     static func clock() -> @Sendable () -> Date {
         let tick = Locked(0)
