@@ -392,6 +392,27 @@ struct SharedJournalTests {
         #expect(Self.scores(a) == [1: 0, 2: 0])
     }
 
+    /// The follower's thread keeps its handler until it next wakes, after
+    /// the store has gone; the handler holds neither the state nor the
+    /// journal, so the last reference going frees both on the thread that
+    /// drops it, at once (a state of 1M objects was otherwise still being
+    /// freed on the follower's thread while the next open folded).
+    @Test func droppingAStoreFreesItsStateAndClosesItsJournalAtOnce() throws {
+        let url = try JournalFixtures.journalURL()
+        weak var published: Locked<PublishedState>?
+        weak var core: JournalCore?
+        do {
+            let store = try Self.open(url)
+            try store.write { store.create(SharedItem.self, value: ["id": 1]) }
+            #expect(store.followerSleeps != nil)  // it follows the file
+            published = store.published
+            core = store.journal.core
+            #expect(published != nil && core != nil)
+        }
+        #expect(published == nil)
+        #expect(core == nil)
+    }
+
     @Test func compactionIsRefusedWhileAnotherStoreHasTheJournalOpen() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url), b = try Self.open(url)

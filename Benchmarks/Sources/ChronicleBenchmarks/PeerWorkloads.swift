@@ -353,10 +353,18 @@ enum PeerWorkloads {
             var residentAfterOpen = 0, anonymousAfterOpen = 0
             let before = ProcessInfoReader.statusKB("VmRSS"), anonymousBefore = ProcessInfoReader.statusKB("RssAnon")
             let one = try Measure.repeated(warmups: options.warmups, runs: options.slowRuns) {
+                if ProcessInfo.processInfo.environment["W6_MALLOC_STATS"] != nil {
+                    FileHandle.standardError.write("W6 before open: resident \(ProcessInfoReader.statusKB("VmRSS") / 1024) MB\n".data(using: .utf8)!)
+                    ProcessInfoReader.printMallocStats()
+                }
                 let store = try ChronicleSide.open(journal, durability: .none)
                 precondition(store.object(ofType: Player.self, forPrimaryKey: probe)!.id == probe)
                 residentAfterOpen = ProcessInfoReader.statusKB("VmRSS")
                 anonymousAfterOpen = ProcessInfoReader.statusKB("RssAnon")
+                if ProcessInfo.processInfo.environment["W6_MALLOC_STATS"] != nil {
+                    FileHandle.standardError.write("W6 sample: resident \(residentAfterOpen / 1024) MB, anonymous \(anonymousAfterOpen / 1024) MB\n".data(using: .utf8)!)
+                    ProcessInfoReader.printMallocStats()
+                }
             }
             figures.append(.times("W6 open \(label) + read one object", one, note: "no checkpoint: folds every event"))
             let all = try Measure.repeated(warmups: 0, runs: options.slowRuns) {

@@ -133,9 +133,13 @@ extension Store {
         let published = self.published
         let writes = self.writesUnderWay
         // Whether there is something to fold: the journal's core and the
-        // published state, neither the store nor its journal in hand.
-        let hasNews: @Sendable () -> Bool = {
-            guard let last = try? core.catchUp(holdingProcessLock: false) else { return false }
+        // published state, neither the store nor its journal in hand. Both
+        // weakly: the follower's thread keeps this closure until it wakes
+        // after the store goes, and holding them would free the state (and
+        // close the journal) there, later, at the thread's low priority,
+        // while the caller may be opening the next store.
+        let hasNews: @Sendable () -> Bool = { [weak core, weak published] in
+            guard let core, let published, let last = try? core.catchUp(holdingProcessLock: false) else { return false }
             return last > published.withLock({ $0 }).state.version
         }
         let onChange: @Sendable () -> Void = { [weak self] in
