@@ -469,6 +469,32 @@ struct SharedJournalTests {
         #expect(throws: JournalError.closed) { try first.catchUp() }
     }
 
+    /// Opening for writing syncs what a crashed writer may have left in
+    /// the page cache; a sharing open skips that sync when the shared area
+    /// records one of this file that covered its whole end.
+    @Test func aSharingOpenSyncsOnlyWhatNoRecordedSyncCovered() throws {
+        let url = try JournalFixtures.journalURL()
+        let writer = try Journal(sharedFileURL: url, durability: .none)
+        #expect(writer.syncedAtOpen)  // a new file: nothing recorded yet
+        #expect(try !Journal(sharedFileURL: url, durability: .none).syncedAtOpen)
+        try writer.append(JournalFixtures.commit(1))  // written, not synced
+        let afterAppend = try Journal(sharedFileURL: url, durability: .none)
+        #expect(afterAppend.syncedAtOpen)
+        #expect(try !Journal(sharedFileURL: url, durability: .none).syncedAtOpen)  // that open's sync covers it
+        try writer.append(JournalFixtures.commit(2))
+        try writer.sync()
+        #expect(try !Journal(sharedFileURL: url, durability: .none).syncedAtOpen)  // the writer's sync covers it
+        try writer.append(JournalFixtures.commit(3))
+        try writer.close()  // with no durability, closing syncs nothing
+        try afterAppend.close()
+        let reopened = try Journal(sharedFileURL: url, durability: .none)
+        #expect(reopened.syncedAtOpen)
+        #expect(reopened.lastVersion == 3)
+        try reopened.close()
+        // An exclusive open always syncs.
+        #expect(try Journal(fileURL: url, durability: .none).syncedAtOpen)
+    }
+
     // MARK: Helpers
 
     /// Where the journal's data ends (a store's reserved zeros follow it).

@@ -188,7 +188,7 @@ enum OpenProbe {
 
 /// 20 opens of `journal` with its checkpoint file, each reading player
 /// `probe` and each timed (printed), for `--probe repeat` and `reopen`.
-private func timedOpens(_ journal: URL, probe: Int) throws {
+@inline(never) private func timedOpens(_ journal: URL, probe: Int) throws {
     for _ in 0..<20 {
         let start = ContinuousClock.now
         do {

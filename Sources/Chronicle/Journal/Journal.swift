@@ -40,9 +40,15 @@ public final class Journal: Sendable {
 
     let core: JournalCore
 
+    /// Whether opening synced the file (or cut a torn tail, which syncs):
+    /// always for an exclusive open; for a sharing one, unless a recorded
+    /// sync covered the file's end. For tests.
+    let syncedAtOpen: Bool
+
     private init(fileURL: URL?, durability: Durability, isReadOnly: Bool, scan: JournalScan, storage: any JournalStorage,
-                 processLock: ProcessWriteLock? = nil, sharedArea: SharedJournalArea? = nil) {
+                 processLock: ProcessWriteLock? = nil, sharedArea: SharedJournalArea? = nil, syncedAtOpen: Bool = false) {
         self.fileURL = fileURL
+        self.syncedAtOpen = syncedAtOpen
         self.durability = durability
         self.isReadOnly = isReadOnly
         fileIdentifier = scan.fileID
@@ -113,7 +119,7 @@ public final class Journal: Sendable {
             // What a crashed writer left in the page cache is now ours to vouch for.
             try file.sync()
         }
-        self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file)
+        self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, syncedAtOpen: true)
     }
 
     /// Opens the journal at `fileURL` for appending, sharing it with every
@@ -158,12 +164,16 @@ public final class Journal: Sendable {
         defer { lock.unlock() }
         let file = try JournalFile.openShared(fileURL)
         let scan = try JournalScan.scan(file, url: fileURL, trusting: prefix)
+        let area = try SharedJournalArea(journalURL: fileURL)
+        let syncs = scan.tornBytes > 0 || !area.isCovered(scan.end, fileID: scan.fileID)
         if scan.tornBytes > 0 {
             try file.truncate(to: scan.end)
-        } else {
+        } else if syncs {
+            // As an exclusive open does; but a sync of this very file that
+            // covered its whole end (an earlier open's, a writer's) already
+            // made it durable, and each `fdatasync` costs a device flush.
             try file.sync()
         }
-        let area = try SharedJournalArea(journalURL: fileURL)
         area.adopt(fileID: scan.fileID, syncedEnd: scan.end)
         // Alone with the file (no other journal holds its shared lock, and
         // none opens it meanwhile: opening takes the process lock): no one
@@ -173,7 +183,7 @@ public final class Journal: Sendable {
             file.lockShared()
         }
         self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, processLock: lock,
-                  sharedArea: area)
+                  sharedArea: area, syncedAtOpen: syncs)
     }
 
     /// Opens the journal at `url` for reading only.

@@ -335,8 +335,11 @@ final class SharedJournalArea: @unchecked Sendable {
     /// before it looks again (Linux).
     static let syncWaitLimit = Duration.milliseconds(5)
 
-    /// Whether a sync covered `target` of the file `fileID` (see ``syncCovering(_:fileID:sync:)``).
-    private func isCovered(_ target: Int, fileID: UUID) -> Bool {
+    /// Whether a sync covered `target` of the file `fileID` (see
+    /// ``syncCovering(_:fileID:sync:)``): a sharing open skips its own
+    /// sync then. The area is a file, so this holds across restarts: the
+    /// synced end is only ever raised after the sync it records.
+    func isCovered(_ target: Int, fileID: UUID) -> Bool {
         guard stores(fileID) else { return false }
         let synced = word(at: Self.syncedEndOffset).pointee.load(ordering: .sequentiallyConsistent)
         return synced >= UInt64(target) && stores(fileID)
