@@ -41,9 +41,8 @@ import Synchronization
 /// - Without any append it still looks every `fallback` (a writer killed
 ///   between its append and its wake-up, or a build of Chronicle that does
 ///   not wake followers).
-/// - ``cancel()`` wakes the thread, which then stops calling the handler,
-///   lets it go, and parks for the next store's follower (``threads``); a
-///   handler call under way finishes first.
+/// - ``cancel()`` wakes the thread, which then ends; a handler call under
+///   way finishes first.
 final class AppendFollower: CommitFollower, Sendable {
     private let area: SharedJournalArea
     private let flags = Flags()
@@ -76,7 +75,7 @@ final class AppendFollower: CommitFollower, Sendable {
     init(area: SharedJournalArea, fallback: Duration, retry: Duration = .milliseconds(1),
          longestRetry: Duration = .milliseconds(8), onChange: @escaping @Sendable () -> Bool) {
         self.area = area
-        Self.threads.run { [area, flags] in
+        let thread = Thread { [area, flags] in
             // The lowest priority, as the inotify watcher's thread: an idle
             // core still runs it at once, but an observer of the app's own
             // commit runs first.
@@ -107,18 +106,15 @@ final class AppendFollower: CommitFollower, Sendable {
                 if busy { flags.busyLooks.wrappingAdd(1, ordering: .relaxed) }
             }
         }
+        thread.name = "Chronicle follower"
+        thread.stackSize = 256 * 1024
+        thread.start()
     }
-
-    /// The followers' threads, kept for the next store's follower when a
-    /// store goes (see ``KeptThreads``): two, for a store opened while the
-    /// last one's thread has not parked yet.
-    static let threads = KeptThreads(name: "Chronicle follower", stackSize: 256 * 1024, maximumParked: 2)
 
     deinit { cancel() }
 
-    /// Stops the thread's loop: once it wakes (now, unless it is not asleep
-    /// yet; then within the fallback interval) it calls the handler no more
-    /// and lets it go.
+    /// Ends the thread: once it wakes (now, unless it is not asleep yet; then
+    /// within the fallback interval) it calls the handler no more.
     func cancel() {
         guard !flags.stopped.exchange(true, ordering: .acquiringAndReleasing) else { return }
         area.wakeFollowers()
