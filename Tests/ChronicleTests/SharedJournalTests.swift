@@ -495,6 +495,28 @@ struct SharedJournalTests {
         #expect(try Journal(fileURL: url, durability: .none).syncedAtOpen)
     }
 
+    /// A copy of the journal put back over it (the same file identifier,
+    /// shorter) does not inherit the longer file's synced end: the open
+    /// syncs, and the ends start again from the file's own end.
+    @Test func aJournalPutBackShorterIsSyncedAtOpen() throws {
+        let url = try JournalFixtures.journalURL()
+        let writer = try Journal(sharedFileURL: url, durability: .full)
+        try writer.append(JournalFixtures.commit(1))
+        try writer.close()
+        let copy = try JournalFixtures.bytes(url)
+        let longer = try Journal(sharedFileURL: url, durability: .full)
+        #expect(!longer.syncedAtOpen)
+        try longer.append(JournalFixtures.commit(2))
+        try longer.append(JournalFixtures.commit(3))
+        try longer.close()
+        try JournalFixtures.write(copy, to: url)  // the area still says synced through version 3
+        let restored = try Journal(sharedFileURL: url, durability: .none)
+        #expect(restored.syncedAtOpen)
+        #expect(restored.lastVersion == 1)
+        try restored.close()
+        #expect(try !Journal(sharedFileURL: url, durability: .none).syncedAtOpen)
+    }
+
     // MARK: Helpers
 
     /// Where the journal's data ends (a store's reserved zeros follow it).

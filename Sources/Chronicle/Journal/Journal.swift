@@ -165,7 +165,7 @@ public final class Journal: Sendable {
         let file = try JournalFile.openShared(fileURL)
         let scan = try JournalScan.scan(file, url: fileURL, trusting: prefix)
         let area = try SharedJournalArea(journalURL: fileURL)
-        let syncs = scan.tornBytes > 0 || !area.isCovered(scan.end, fileID: scan.fileID)
+        let syncs = scan.tornBytes > 0 || !area.syncEnded(exactlyAt: scan.end, fileID: scan.fileID)
         if scan.tornBytes > 0 {
             try file.truncate(to: scan.end)
         } else if syncs {

@@ -139,9 +139,14 @@ final class SharedJournalArea: @unchecked Sendable {
     /// Makes the ends about the file `fileID` whose data (up to `end`) was
     /// just synced: kept if they already are (another process shares the
     /// file), otherwise replaced. Call holding the process lock.
+    ///
+    /// Ends past `end` for the same identifier are replaced too: whole
+    /// records never leave a file, so such a file was put back shorter (a
+    /// copy restored over it), and ends kept from the longer one would let
+    /// a commit into that range count as synced without a sync.
     func adopt(fileID: UUID, syncedEnd end: Int) {
         withSyncLock {
-            if stores(fileID) {
+            if stores(fileID), word(at: Self.writtenEndOffset).pointee.load(ordering: .sequentiallyConsistent) <= UInt64(end) {
                 word(at: Self.writtenEndOffset).pointee.max(UInt64(end), ordering: .sequentiallyConsistent)
                 word(at: Self.syncedEndOffset).pointee.max(UInt64(end), ordering: .sequentiallyConsistent)
             } else {
@@ -335,11 +340,20 @@ final class SharedJournalArea: @unchecked Sendable {
     /// before it looks again (Linux).
     static let syncWaitLimit = Duration.milliseconds(5)
 
-    /// Whether a sync covered `target` of the file `fileID` (see
-    /// ``syncCovering(_:fileID:sync:)``): a sharing open skips its own
+    /// Whether a recorded sync of the file `fileID` ended exactly at
+    /// `end`, the end of its whole records: a sharing open skips its own
     /// sync then. The area is a file, so this holds across restarts: the
-    /// synced end is only ever raised after the sync it records.
-    func isCovered(_ target: Int, fileID: UUID) -> Bool {
+    /// synced end is only ever raised after the sync it records. An end
+    /// recorded past `end` is not trusted (see ``adopt(fileID:syncedEnd:)``).
+    /// Call holding the process lock, so that no one appends meanwhile.
+    func syncEnded(exactlyAt end: Int, fileID: UUID) -> Bool {
+        stores(fileID) && word(at: Self.syncedEndOffset).pointee.load(ordering: .sequentiallyConsistent) == UInt64(end)
+            && word(at: Self.writtenEndOffset).pointee.load(ordering: .sequentiallyConsistent) == UInt64(end)
+    }
+
+    /// Whether a sync covered `target` of the file `fileID` (see
+    /// ``syncCovering(_:fileID:sync:)``).
+    private func isCovered(_ target: Int, fileID: UUID) -> Bool {
         guard stores(fileID) else { return false }
         let synced = word(at: Self.syncedEndOffset).pointee.load(ordering: .sequentiallyConsistent)
         return synced >= UInt64(target) && stores(fileID)
