@@ -471,7 +471,7 @@ struct SharedJournalTests {
 
     /// Opening for writing syncs what a crashed writer may have left in
     /// the page cache; a sharing open skips that sync when the shared area
-    /// records one of this file that covered its whole end.
+    /// records one of this file that ended exactly at its end.
     @Test func aSharingOpenSyncsOnlyWhatNoRecordedSyncCovered() throws {
         let url = try JournalFixtures.journalURL()
         let writer = try Journal(sharedFileURL: url, durability: .none)

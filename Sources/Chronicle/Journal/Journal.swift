@@ -42,7 +42,7 @@ public final class Journal: Sendable {
 
     /// Whether opening synced the file (or cut a torn tail, which syncs):
     /// always for an exclusive open; for a sharing one, unless a recorded
-    /// sync covered the file's end. For tests.
+    /// sync of the file ended exactly at its end. For tests.
     let syncedAtOpen: Bool
 
     private init(fileURL: URL?, durability: Durability, isReadOnly: Bool, scan: JournalScan, storage: any JournalStorage,
@@ -170,8 +170,9 @@ public final class Journal: Sendable {
             try file.truncate(to: scan.end)
         } else if syncs {
             // As an exclusive open does; but a sync of this very file that
-            // covered its whole end (an earlier open's, a writer's) already
-            // made it durable, and each `fdatasync` costs a device flush.
+            // ended exactly at its end (an earlier open's, a writer's)
+            // already made it durable, and each `fdatasync` costs a device
+            // flush.
             try file.sync()
         }
         area.adopt(fileID: scan.fileID, syncedEnd: scan.end)
