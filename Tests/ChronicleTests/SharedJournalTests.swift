@@ -517,6 +517,59 @@ struct SharedJournalTests {
         #expect(try !Journal(sharedFileURL: url, durability: .none).syncedAtOpen)
     }
 
+    /// Zeros after the last record, while another journal has the file
+    /// open, are the space that journal reserved ahead: a sharing open
+    /// leaves them (no torn tail, no sync), appends of either journal use
+    /// them, and only the last journal to close cuts them.
+    @Test func aSharingOpenLeavesTheSpaceAnOpenJournalReserved() throws {
+        let url = try JournalFixtures.journalURL()
+        let writer = try Journal(sharedFileURL: url, durability: .full)
+        try writer.append(JournalFixtures.commit(1))
+        let reserved = try JournalReservationTests.fileSize(url)
+        #expect(try reserved > Self.dataEnd(url))
+        let other = try Journal(sharedFileURL: url, durability: .full)
+        #expect(other.discardedTailBytes == 0)
+        #expect(!other.syncedAtOpen)  // the writer's sync ended at the data's end
+        #expect(try JournalReservationTests.fileSize(url) == reserved)
+        try other.append(JournalFixtures.commit(2))
+        try writer.append(JournalFixtures.commit(3))
+        #expect(try JournalReservationTests.fileSize(url) == reserved)  // both wrote into the space
+        try writer.close()
+        #expect(try JournalReservationTests.fileSize(url) == reserved)  // the other still uses it
+        try other.append(JournalFixtures.commit(4))
+        try other.close()
+        let end = try Self.dataEnd(url)
+        #expect(try JournalReservationTests.fileSize(url) == end)
+        let reader = try Journal(contentsOf: url)
+        #expect(reader.lastVersion == 4 && reader.discardedTailBytes == 0)
+        #expect(try JournalFixtures.readAll(reader).map(\.version) == [1, 2, 3, 4])
+    }
+
+    /// Zeros that no open journal uses (a writer killed before it closed
+    /// left them) are cut by a sharing open, and are no torn tail either.
+    @Test func aSharingOpenAloneCutsLeftOverReservedSpace() throws {
+        let url = try JournalFixtures.journalURL()
+        let writer = try Journal(sharedFileURL: url, durability: .full)
+        try writer.append(JournalFixtures.commit(1))
+        let end = try Self.dataEnd(url)
+        let left = try JournalFixtures.bytes(url)  // the file as a killed writer leaves it
+        #expect(left.count > end && left[end...].allSatisfy { $0 == 0 })
+        try writer.close()
+        try JournalFixtures.write(left, to: url)
+        let reopened = try Journal(sharedFileURL: url, durability: .full)
+        #expect(reopened.discardedTailBytes == 0 && reopened.lastVersion == 1)
+        #expect(try JournalReservationTests.fileSize(url) == end)
+        try reopened.close()
+        // Garbage after the zeros' start is a torn tail, cut and counted.
+        var torn = left
+        torn[end] = 7
+        try JournalFixtures.write(torn, to: url)
+        let afterTear = try Journal(sharedFileURL: url, durability: .full)
+        #expect(afterTear.discardedTailBytes == left.count - end && afterTear.lastVersion == 1)
+        #expect(try JournalReservationTests.fileSize(url) == end)
+        try afterTear.close()
+    }
+
     // MARK: Helpers
 
     /// Where the journal's data ends (a store's reserved zeros follow it).

@@ -108,8 +108,11 @@ extension Journal {
 
     /// Cuts the reserved zeros off the file (at close). A shared journal
     /// first finds the file's true end under the process lock: its own idea
-    /// of the end may be behind other processes' appends. Best effort: the
-    /// next open cuts them too.
+    /// of the end may be behind other processes' appends. It leaves them
+    /// while another journal has the file open, whose appends use them
+    /// (its catch-ups take zeros after the last record for reserved
+    /// space): the last to close cuts them. Best effort: the next open
+    /// that has the file alone cuts them too.
     func releaseReservation() {
         guard let lock = core.processLock else {
             core.releaseReservation()
@@ -117,6 +120,8 @@ extension Journal {
         }
         try? lock.withLock { () throws(JournalError) in
             try core.catchUp(holdingProcessLock: true, evenIfClosed: true)
+            // Closing unlocks the file next: the exclusive lock is not kept.
+            guard tryUseFileAlone() else { return }
             core.releaseReservation()
         }
     }

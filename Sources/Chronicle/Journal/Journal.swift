@@ -27,6 +27,12 @@ public final class Journal: Sendable {
     /// The bytes of torn tail found when the journal was opened: cut from the
     /// file by ``init(fileURL:durability:)``, left in place and not read by
     /// ``init(contentsOf:)``. Zero for a cleanly closed journal.
+    ///
+    /// Zeros after the last commit are not a torn tail and count as none:
+    /// a journal that syncs zero-fills space ahead of its data while it is
+    /// open (see the "Reliability" article), so a reader of a journal in
+    /// use, or of one whose writer was killed, finds them there. An open
+    /// for writing that has the file to itself still cuts them.
     public let discardedTailBytes: Int
     /// The version before the journal's first commit: 0 for a journal that
     /// holds its whole history, the compaction point for one written by
@@ -52,7 +58,7 @@ public final class Journal: Sendable {
         self.durability = durability
         self.isReadOnly = isReadOnly
         fileIdentifier = scan.fileID
-        discardedTailBytes = scan.tornBytes
+        discardedTailBytes = scan.tailIsZeros ? 0 : scan.tornBytes
         baseVersion = scan.baseVersion
         trustedPrefixVersion = scan.unscanned?.version
         var hasFlusher = false
@@ -165,8 +171,23 @@ public final class Journal: Sendable {
         let file = try JournalFile.openShared(fileURL)
         let scan = try JournalScan.scan(file, url: fileURL, trusting: prefix)
         let area = try SharedJournalArea(journalURL: fileURL)
-        let syncs = scan.tornBytes > 0 || !area.syncEnded(exactlyAt: scan.end, fileID: scan.fileID)
-        if scan.tornBytes > 0 {
+        // Alone with the file: no other journal holds its shared lock, and
+        // none opens it meanwhile (opening takes the process lock).
+        let alone = file.tryLockExclusively()
+        if alone {
+            // No one sleeps on the area, whatever killed processes left counted.
+            area.forgetSleepers()
+            file.lockShared()
+        }
+        // Zeros after the last record, while another journal has the file
+        // open, are the space its appends reserved ahead: theirs to use
+        // (their catch-ups take zeros for reserved space), and nothing to
+        // sync. Cutting them made this open sync and report them as a
+        // torn tail, and the writer reserve again. Anything else after the
+        // last record, or zeros no open journal uses, is cut.
+        let cuts = scan.tornBytes > 0 && (alone || !scan.tailIsZeros)
+        let syncs = cuts || !area.syncEnded(exactlyAt: scan.end, fileID: scan.fileID)
+        if cuts {
             try file.truncate(to: scan.end)
         } else if syncs {
             // As an exclusive open does; but a sync of this very file that
@@ -176,13 +197,6 @@ public final class Journal: Sendable {
             try file.sync()
         }
         area.adopt(fileID: scan.fileID, syncedEnd: scan.end)
-        // Alone with the file (no other journal holds its shared lock, and
-        // none opens it meanwhile: opening takes the process lock): no one
-        // sleeps on the area, whatever killed processes left counted.
-        if file.tryLockExclusively() {
-            area.forgetSleepers()
-            file.lockShared()
-        }
         self.init(fileURL: fileURL, durability: durability, isReadOnly: false, scan: scan, storage: file, processLock: lock,
                   sharedArea: area, syncedAtOpen: syncs)
     }

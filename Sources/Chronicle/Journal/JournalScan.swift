@@ -34,8 +34,16 @@ struct JournalScan {
     var offsets: [Int]
     /// The end of the last whole commit.
     var end: Int
-    /// Bytes after `end`: a torn tail.
+    /// Bytes after `end`: a torn tail, or space reserved ahead
+    /// (``tailIsZeros``). A writer with the file alone cuts either.
     var tornBytes: Int
+    /// Whether every byte after `end` is zero: space a syncing writer
+    /// reserved ahead of its data (``JournalCore``'s `reserve`), in use by
+    /// a journal still open or left by one that was not closed. No record
+    /// was written there, so it is not reported as a torn tail
+    /// (``Journal/discardedTailBytes``), and a sharing open leaves it to
+    /// the journals that still have the file open.
+    var tailIsZeros = false
     /// The prefix the scan trusted and skipped, if it was given one that fits.
     var unscanned: UnscannedPrefix? = nil
 
@@ -60,8 +68,9 @@ struct JournalScan {
         if let prefix { unscanned = try UnscannedPrefix.fitting(prefix, header: header, storage: storage, size: size) }
         let (offsets, end) = try scanRecords(storage, from: unscanned?.end ?? header.size, to: size,
                                              after: unscanned?.version ?? header.baseVersion)
+        let tailIsZeros = end < size ? try storage.isZeros(from: end, to: size) : false
         return JournalScan(fileID: header.fileID, baseVersion: header.baseVersion, offsets: offsets, end: end,
-                           tornBytes: size - end, unscanned: unscanned)
+                           tornBytes: size - end, tailIsZeros: tailIsZeros, unscanned: unscanned)
     }
 
     /// The records from `start` to `size`, whose versions must run on from

@@ -39,6 +39,31 @@ extension JournalStorage {
         return head == 0
     }
 
+    /// Whether the bytes from `start` to `end` are all zeros: space a
+    /// syncing writer reserved ahead of its data (``JournalCore``'s
+    /// `reserve`), where no record was ever written, rather than a torn
+    /// one. Stops at the first byte that is not zero.
+    /// - Complexity: O(`end` − `start`), read 64 KB at a time.
+    func isZeros(from start: Int, to end: Int) throws(JournalError) -> Bool {
+        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: min(64 * 1024, max(end - start, 1)), alignment: 16)
+        defer { chunk.deallocate() }
+        var offset = start
+        while offset < end {
+            let wanted = min(chunk.count, end - offset)
+            let read = try self.read(into: UnsafeMutableRawBufferPointer(rebasing: chunk[..<wanted]), at: offset)
+            if read == 0 { return true }
+            // Eight bytes at a time where the chunk allows; the loop is
+            // over page-cache reads of at most the reservation's megabyte.
+            let words = read / 8
+            let wordsAreZero = chunk.baseAddress.unsafelyUnwrapped.withMemoryRebound(to: UInt64.self, capacity: words) { base in
+                UnsafeBufferPointer(start: base, count: words).allSatisfy { $0 == 0 }
+            }
+            guard wordsAreZero, chunk[(words * 8)..<read].allSatisfy({ $0 == 0 }) else { return false }
+            offset += read
+        }
+        return true
+    }
+
     /// Up to `count` bytes from `offset` (fewer at the end of the data).
     func read(count: Int, at offset: Int) throws(JournalError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
