@@ -121,3 +121,41 @@ struct JournalRoundTripTests {
         #expect(siblings == ["test.journal"])
     }
 }
+
+/// A store's write encodes its commit's events as it applies them and
+/// writes that record as it is; it must be, byte for byte, the record the
+/// codec makes of the commit read back.
+@Suite("Journal: a store's records")
+struct StoreRecordEncodingTests {
+    @Test func aStoresRecordsAreTheCodecsEncodingOfTheirCommits() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, durability: .none, objectTypes: GoldenFixtures.types,
+                                                clock: GoldenFixtures.clock())
+        configuration.checkpoints.fileThreshold = .max
+        do {
+            let store = try Store(configuration: configuration)
+            try GoldenFixtures.writeHistory(store)
+            // A long label and several metadata entries, some not ASCII: the
+            // room left for the header is sized from them.
+            let label = String(repeating: "étiquette ", count: 40)
+            let metadata = ["by": "tests", "ζ": String(repeating: "x", count: 300), "empty": "", "where": "Zürich"]
+            try store.write(label: label, metadata: metadata) {
+                store.object(ofType: GoldenOwner.self, forPrimaryKey: 2)!.name = "Robert"
+            }
+            try store.write {}  // no change: no commit
+            #expect(store.version == 6)
+            try store.close()
+        }
+        let bytes = try JournalFixtures.bytes(url)
+        let journal = try Journal(contentsOf: url)
+        let (offsets, end) = journal.core.state.withLock { ($0.offsets, $0.end) }
+        let commits = try JournalFixtures.readAll(journal)
+        try #require(commits.count == 6 && offsets.count == 6)
+        for (index, commit) in commits.enumerated() {
+            let stored = Array(bytes[offsets[index]..<(index + 1 < offsets.count ? offsets[index + 1] : end)])
+            #expect(stored == (try JournalFormat.encodeRecord(commit)), "version \(commit.version)")
+        }
+        #expect(commits.last?.label == String(repeating: "étiquette ", count: 40))
+        #expect(commits.last?.metadata["ζ"]?.count == 300)
+    }
+}

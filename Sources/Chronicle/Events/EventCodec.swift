@@ -41,51 +41,51 @@ enum EventCodec {
         return w.bytes
     }
 
-    /// The values of the objects whose `.create` events a commit carries
-    /// without them (a store's transaction keeps them in the objects'
-    /// records), by event index, ascending, each with the event's table and
-    /// object key: the encoder writes those events from here, without
-    /// copying them out of the commit.
-    typealias DetachedCreates = [(event: Int, table: Int, key: ObjectKey, values: any DetachedValues)]
-
-    static func encode(_ commit: Commit, into w: inout BinaryWriter, records: DetachedCreates = []) {
-        w.varint(commit.version)
-        w.fixed64(commit.timestamp.timeIntervalSinceReferenceDate.bitPattern)
-        if let label = commit.label { w.byte(1); w.string(label) } else { w.byte(0) }
-        w.varint(commit.metadata.count)
-        for key in commit.metadata.keys.sorted() {
-            w.string(key)
-            w.string(commit.metadata[key]!)
-        }
-        w.varint(commit.events.count)
+    static func encode(_ commit: Commit, into w: inout BinaryWriter) {
+        encodeHeader(version: commit.version, timestamp: commit.timestamp, label: commit.label, metadata: commit.metadata,
+                     eventCount: commit.events.count, into: &w)
         // Through the buffer: `for event in commit.events` copies each
         // event out (retaining its payload) and destroys the copy again;
         // a buffer element is passed to `encode` in place.
         commit.events.withUnsafeBufferPointer { events in
-            guard !records.isEmpty else {
-                for index in events.indices { encode(events[index], into: &w) }
-                return
-            }
-            // The creates through a pointer too: matching the event
-            // (`case .create = events[index]`) copied it out, about 270
-            // instructions a created object.
-            records.withUnsafeBufferPointer { records in
-                var next = 0
-                for index in events.indices {
-                    guard next < records.count, records[next].event == index else {
-                        encode(events[index], into: &w)
-                        continue
-                    }
-                    let (_, table, key, values) = records[next]
-                    next += 1
-                    assert({ if case .create = events[index] { return true } else { return false } }(),
-                           "a detached create's event is not a create")
-                    w.target(EventTag.create.rawValue, table: table, key: key.rawValue)
-                    w.varint(values.count)
-                    values.encodeValues(into: &w)
-                }
-            }
+            for index in events.indices { encode(events[index], into: &w) }
         }
+    }
+
+    /// Encodes what comes before a commit's events: its version, time,
+    /// label and metadata, and the number of events that follow.
+    static func encodeHeader(version: UInt64, timestamp: Date, label: String?, metadata: [String: String], eventCount: Int,
+                             into w: inout BinaryWriter) {
+        w.varint(version)
+        w.fixed64(timestamp.timeIntervalSinceReferenceDate.bitPattern)
+        if let label { w.byte(1); w.string(label) } else { w.byte(0) }
+        w.varint(metadata.count)
+        for key in metadata.keys.sorted() {
+            w.string(key)
+            w.string(metadata[key]!)
+        }
+        w.varint(eventCount)
+    }
+
+    /// The most bytes ``encodeHeader(version:timestamp:label:metadata:eventCount:into:)``
+    /// writes for `label` and `metadata`, whatever the version, time and
+    /// count. O(size of the label and metadata).
+    static func maximumHeaderSize(label: String?, metadata: [String: String]) -> Int {
+        let varint = BinaryWriter.maximumVarintSize
+        var size = varint + 8 + 1 + varint + varint  // version, time, label flag, metadata count, event count
+        if let label { size += varint + label.utf8.count }
+        for (key, value) in metadata { size += 2 * varint + key.utf8.count + value.utf8.count }
+        return size
+    }
+
+    /// Encodes the `.create` of object `key` of `table` holding `values`,
+    /// exactly as ``encode(_:into:)`` encodes a `.create` event holding
+    /// them, without making the event: a store's write encodes the objects
+    /// `add` creates straight from their records.
+    static func encodeCreate(table: Int, key: ObjectKey, values: RecordStorage, into w: inout BinaryWriter) {
+        w.target(EventTag.create.rawValue, table: table, key: key.rawValue)
+        w.varint(values.count)
+        values.encodeValues(into: &w)
     }
 
     static func decodeCommit(_ bytes: UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> Commit {
@@ -466,23 +466,10 @@ enum EventCodec {
     }
 }
 
-/// An object's values held outside its `.create` event (see
-/// ``EventCodec/DetachedCreates``): the layer that keeps them (the store's
-/// records' storage) conforms.
-// A class: an existential of a struct is a 40-byte container, and the
-// encoder's loop copied it out several times an object.
-protocol DetachedValues: AnyObject {
-    /// The number of values.
-    var count: Int { get }
-    /// Appends every value's encoding to `w`, in order, each as
-    /// ``EventCodec/encode(_:into:)`` writes it. O(values).
-    func encodeValues(into w: inout BinaryWriter)
-}
-
 /// Where ``EventCodec`` puts the `.create` events it decodes: in the
 /// commit's events (``KeepCreateValues``), or, for the fold, taken out of
 /// them whole, each object's values decoded straight into its record, in
-/// event order (the decoding counterpart of ``DetachedValues``).
+/// event order (the decoding counterpart of ``EventCodec/encodeCreate(table:key:values:into:)``).
 protocol CreateValuesReceiver {
     /// Whether creates stay in the events; `false` sends each to
     /// ``decodeCreate(table:key:valueCount:before:from:)`` and leaves it

@@ -301,23 +301,29 @@ public final class Journal: Sendable {
     /// - Throws: as ``append(_:)``.
     /// - Complexity: O(size of the commit).
     public func write(_ commit: Commit) throws(JournalError) -> DurabilityTicket {
-        try write(commit, records: [])
+        try writeRecord { core throws(JournalError) in try core.write(commit) }
     }
 
-    /// ``write(_:)`` of a commit some of whose `.create` events have no
-    /// values: `records` holds those objects' records, by event index (a
-    /// store's transaction; see `EventCodec.DetachedCreates`).
-    func write(_ commit: Commit, records: EventCodec.DetachedCreates) throws(JournalError) -> DurabilityTicket {
+    /// ``write(_:)`` of a commit's record made already: a store's write
+    /// encodes its events as it applies them.
+    func write(_ record: JournalFormat.EncodedRecord) throws(JournalError) -> DurabilityTicket {
+        try writeRecord { core throws(JournalError) in try core.write(record) }
+    }
+
+    /// Runs `writeRecord`, which writes one commit to the core, as
+    /// ``write(_:)`` describes: under the process lock, caught up first, for
+    /// a shared journal that does not hold it.
+    private func writeRecord(_ writeRecord: (JournalCore) throws(JournalError) -> UInt64) throws(JournalError) -> DurabilityTicket {
         if isReadOnly, let fileURL { throw .readOnly(fileURL) }
         let core = self.core
         if let lock = core.processLock, !lock.isHeldByCurrentThread {
             defer { core.sharedArea?.didAppend() }
             return try lock.withLock { () throws(JournalError) -> DurabilityTicket in
                 try core.catchUp(holdingProcessLock: true)
-                return DurabilityTicket(version: try core.write(commit, records: records))
+                return DurabilityTicket(version: try writeRecord(core))
             }
         }
-        return DurabilityTicket(version: try core.write(commit, records: records))
+        return DurabilityTicket(version: try writeRecord(core))
     }
 
     /// The second half of ``append(_:)``: returns once the commit `ticket`

@@ -87,25 +87,42 @@ final class JournalCore: Sendable {
 
     /// Writes `commit` as the next record, in version order, without syncing.
     /// A failed write poisons the journal.
-    func write(_ commit: Commit, records: EventCodec.DetachedCreates = []) throws(JournalError) -> UInt64 {
-        let record = try JournalFormat.encodeRecord(commit, records: records)
-        return try state.withLock { (state) throws(JournalError) -> UInt64 in
+    func write(_ commit: Commit) throws(JournalError) -> UInt64 {
+        let record = try JournalFormat.encodeRecord(commit)
+        return try write(version: commit.version, count: record.count) { (end) throws(JournalError) in
+            try record.withBytes { raw throws(JournalError) in try storage.write(raw, at: end) }
+        }
+    }
+
+    /// ``write(_:)`` of a commit's record made already (a store's write
+    /// encodes its events as it applies them).
+    func write(_ record: JournalFormat.EncodedRecord) throws(JournalError) -> UInt64 {
+        try write(version: record.version, count: record.count) { (end) throws(JournalError) in
+            try record.withBytes { raw throws(JournalError) in try storage.write(raw, at: end) }
+        }
+    }
+
+    /// Writes the record of version `version`, `count` bytes, with
+    /// `writeRecord` at the offset it is given, in version order.
+    private func write(version commitVersion: UInt64, count: Int,
+                       _ writeRecord: (Int) throws(JournalError) -> Void) throws(JournalError) -> UInt64 {
+        try state.withLock { (state) throws(JournalError) -> UInt64 in
             if state.isClosed { throw .closed }
             if let failure = state.failure { throw .failed(reason: failure.description) }
             let version = state.lastVersion + 1
-            guard commit.version == version else { throw .versionMismatch(expected: version, found: commit.version) }
+            guard commitVersion == version else { throw .versionMismatch(expected: version, found: commitVersion) }
             do throws(JournalError) {
                 if let hook = state.faults?.beforeWrite { try hook(version) }
                 let end = state.end
-                try record.withBytes { raw throws(JournalError) in try storage.write(raw, at: end) }
-                if state.reserves, end + record.count > state.reservedEnd { reserve(&state, after: end + record.count) }
+                try writeRecord(end)
+                if state.reserves, end + count > state.reservedEnd { reserve(&state, after: end + count) }
             } catch {
                 state.failure = error
                 groupCommit.fail(error)
                 throw error
             }
             state.offsets.append(state.end)
-            state.end += record.count
+            state.end += count
             sharedArea?.didWrite(upTo: state.end)
             groupCommit.didWrite(version)
             return version

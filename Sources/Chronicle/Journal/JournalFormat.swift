@@ -96,13 +96,13 @@ enum JournalFormat {
 
     /// One framed record holding `commit`.
     /// - Complexity: O(size of the commit).
-    static func encodeRecord(_ commit: Commit, records: EventCodec.DetachedCreates = []) throws(JournalError) -> [UInt8] {
+    static func encodeRecord(_ commit: Commit) throws(JournalError) -> [UInt8] {
         // About the size of a created object with a few short properties:
         // the buffer then grows (doubling) once or not at all.
         var w = BinaryWriter(capacity: frameHeaderSize + 32 + commit.events.count * 48)
         w.fixed32(0)
         w.fixed32(0)
-        EventCodec.encode(commit, into: &w, records: records)
+        EventCodec.encode(commit, into: &w)
         let length = w.count - frameHeaderSize
         guard length <= maximumPayload else { throw .commitTooLarge(bytes: length, limit: maximumPayload) }
         w.patch32(UInt32(length), at: 0)
@@ -111,6 +111,58 @@ enum JournalFormat {
         }
         w.patch32(crc, at: 4)
         return w.bytes
+    }
+
+    /// The room to leave before a commit's events, encoded as they are
+    /// made, for its record's frame header and the commit's header
+    /// (``record(events:after:eventCount:version:timestamp:label:metadata:)``).
+    static func headRoom(label: String?, metadata: [String: String]) -> Int {
+        frameHeaderSize + EventCodec.maximumHeaderSize(label: label, metadata: metadata)
+    }
+
+    /// The record of a commit whose `eventCount` events `writer` holds,
+    /// encoded, after `room` bytes left for the heads (at least
+    /// ``headRoom(label:metadata:)`` for this label and metadata): the
+    /// heads are written at the end of that room, so that the record lies
+    /// whole in the writer's buffer and the events are never copied.
+    /// The same bytes ``encodeRecord(_:)`` makes of the commit.
+    ///
+    /// - Throws: ``JournalError/commitTooLarge(bytes:limit:)``.
+    /// - Complexity: O(size of the events), for the checksum.
+    static func record(events writer: consuming BinaryWriter, after room: Int, eventCount: Int, version: UInt64,
+                       timestamp: Date, label: String?, metadata: [String: String]) throws(JournalError) -> EncodedRecord {
+        var head = BinaryWriter(capacity: room)
+        EventCodec.encodeHeader(version: version, timestamp: timestamp, label: label, metadata: metadata,
+                                eventCount: eventCount, into: &head)
+        let start = room - frameHeaderSize - head.count
+        precondition(start >= 0, "JournalFormat: a commit's header outgrew the room left for it")
+        var writer = writer
+        head.withWrittenBytes { writer.overwrite($0, at: start + frameHeaderSize) }
+        let length = writer.count - start - frameHeaderSize
+        guard length <= maximumPayload else { throw .commitTooLarge(bytes: length, limit: maximumPayload) }
+        let crc = writer.withWrittenBytes { raw in
+            checksum(length: UInt32(length), payload: UnsafeRawBufferPointer(rebasing: raw[(start + frameHeaderSize)...]))
+        }
+        writer.patch32(UInt32(length), at: start)
+        writer.patch32(crc, at: start + 4)
+        return EncodedRecord(version: version, writer: writer, start: start)
+    }
+
+    /// A commit's record, whole, in a writer's buffer from `start` to its
+    /// end (``record(events:after:eventCount:version:timestamp:label:metadata:)``).
+    struct EncodedRecord {
+        /// The commit's version.
+        let version: UInt64
+        let writer: BinaryWriter
+        let start: Int
+
+        /// The record's length in bytes.
+        var count: Int { writer.count - start }
+
+        /// Calls `body` with the record's bytes, without copying them.
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws(JournalError) -> R) throws(JournalError) -> R {
+            try writer.withWrittenBytes(throwing: { (raw) throws(JournalError) in try body(UnsafeRawBufferPointer(rebasing: raw[start...])) })
+        }
     }
 
     /// The `UInt32` stored little-endian at `bytes[offset..<offset + 4]`.

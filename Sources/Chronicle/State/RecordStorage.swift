@@ -701,7 +701,3 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         }
     }
 }
-
-// The journal writes a transaction's created objects from their records'
-// storage (`EventCodec.DetachedCreates`, `encodeValues(into:)`).
-extension RecordStorage: DetachedValues {}

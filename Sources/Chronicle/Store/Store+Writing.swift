@@ -69,7 +69,7 @@ extension Store {
     private func transact<Result>(appendingTo journal: Journal, label: String?, metadata: [String: String],
                                   _ body: () throws -> Result) throws -> (Result, DurabilityTicket?) {
         let base = committedState()
-        let transaction = Transaction(store: self, base: base)
+        let transaction = Transaction(store: self, base: base, label: label, metadata: metadata)
         slot.transaction = transaction
         owner.store(currentThreadID(), ordering: .releasing)
         var kept = false
@@ -93,29 +93,28 @@ extension Store {
 
         let result = try body()
         if let failure = transaction.failure { throw failure }
-        guard !transaction.events.isEmpty else {
+        guard transaction.eventCount > 0 else {
             kept = true
             return (result, nil)
         }
-        let commit = Commit(version: base.version + 1, timestamp: configuration.clock(), label: label,
-                            metadata: metadata, events: transaction.events)
+        let version = base.version + 1
         let ticket: DurabilityTicket
         do {
-            // The commit's `.create` events from `add` have no values: the
-            // journal writes them from the records. The commit itself goes
-            // no further than this function, which reads only its version
-            // and its count of events.
-            ticket = try journal.write(commit, records: transaction.valuelessCreates)
+            // The transaction encoded the commit's events as it applied
+            // them: the journal writes that record as it is.
+            let record = try transaction.record(version: version, timestamp: configuration.clock(), label: label,
+                                                metadata: metadata)
+            ticket = try journal.write(record)
             journal.unlockAfterAppending()
         } catch {
             throw StoreError.journal(error)
         }
         kept = true
         var state = transaction.state
-        state.version = commit.version
+        state.version = version
         publish(state)
-        checkpoints.didFold(state, events: commit.events.count)
-        checkpointFile.didCommit(events: commit.events.count)
+        checkpoints.didFold(state, events: transaction.eventCount)
+        checkpointFile.didCommit(events: transaction.eventCount)
         published = state
         return (result, ticket)
     }

@@ -20,8 +20,10 @@ struct BinaryWriter {
     /// The longest varint: 64 bits, seven a byte.
     static let maximumVarintSize = 10
 
+    /// A writer with room for `capacity` bytes before it grows; with `0`,
+    /// no buffer at all until the first write.
     init(capacity: Int = 64) {
-        storage = [UInt8](repeating: 0, count: Swift.max(capacity, 16))
+        storage = capacity == 0 ? [] : [UInt8](repeating: 0, count: Swift.max(capacity, 16))
     }
 
     /// The bytes written so far.
@@ -56,6 +58,23 @@ struct BinaryWriter {
 
     /// Forgets the bytes written, keeping the buffer for the next ones.
     mutating func removeAll() { count = 0 }
+
+    /// Appends `size` zero bytes, to be overwritten later
+    /// (``overwrite(_:at:)``): room left for what can only be written once
+    /// what follows it is. O(`size`), amortised.
+    mutating func skip(_ size: Int) {
+        append(upTo: size) { _ in size }  // the slack is zeros already
+    }
+
+    /// Replaces the written bytes at `offset..<offset + bytes.count`.
+    /// O(`bytes.count`).
+    mutating func overwrite(_ bytes: UnsafeRawBufferPointer, at offset: Int) {
+        precondition(offset >= 0 && offset + bytes.count <= count, "BinaryWriter: overwriting past the bytes written")
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        storage.withUnsafeMutableBytes { raw in
+            (raw.baseAddress.unsafelyUnwrapped + offset).copyMemory(from: source, byteCount: bytes.count)
+        }
+    }
 
     /// Extends the slack to the capacity already allocated (``bytes`` drops
     /// the slack but keeps the capacity, and a small write after it must not
