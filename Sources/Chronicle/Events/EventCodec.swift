@@ -78,14 +78,15 @@ enum EventCodec {
         return size
     }
 
-    /// Encodes the `.create` of object `key` of `table` holding `values`,
-    /// exactly as ``encode(_:into:)`` encodes a `.create` event holding
-    /// them, without making the event: a store's write encodes the objects
-    /// `add` creates straight from their records.
-    static func encodeCreate(table: Int, key: ObjectKey, values: RecordStorage, into w: inout BinaryWriter) {
+    /// Encodes the start of the `.create` of object `key` of `table`
+    /// holding `valueCount` values, exactly as ``encode(_:into:)`` encodes
+    /// a `.create` event: the values' encodings follow, in order, each as
+    /// ``encode(_:into:)`` writes a value. A store's write encodes the
+    /// objects `add` creates so, straight from their records, without
+    /// making the event.
+    static func encodeCreateStart(table: Int, key: ObjectKey, valueCount: Int, into w: inout BinaryWriter) {
         w.target(EventTag.create.rawValue, table: table, key: key.rawValue)
-        w.varint(values.count)
-        values.encodeValues(into: &w)
+        w.varint(valueCount)
     }
 
     static func decodeCommit(_ bytes: UnsafeRawBufferPointer) throws(BinaryReader.Malformed) -> Commit {
@@ -469,7 +470,7 @@ enum EventCodec {
 /// Where ``EventCodec`` puts the `.create` events it decodes: in the
 /// commit's events (``KeepCreateValues``), or, for the fold, taken out of
 /// them whole, each object's values decoded straight into its record, in
-/// event order (the decoding counterpart of ``EventCodec/encodeCreate(table:key:values:into:)``).
+/// event order (the decoding counterpart of ``EventCodec/encodeCreateStart(table:key:valueCount:into:)``).
 protocol CreateValuesReceiver {
     /// Whether creates stay in the events; `false` sends each to
     /// ``decodeCreate(table:key:valueCount:before:from:)`` and leaves it

@@ -132,7 +132,8 @@ final class Transaction: @unchecked Sendable {
         do {
             try working.applyCreate(table: table, key: key, values: record.elements, record: record, changes: &changes,
                                     deferring: &pendingIndexEntries)
-            EventCodec.encodeCreate(table: table, key: key, values: record.storage, into: &encodedEvents)
+            EventCodec.encodeCreateStart(table: table, key: key, valueCount: record.storage.count, into: &encodedEvents)
+            record.storage.encodeValues(into: &encodedEvents)
             eventCount += 1
         } catch {
             failure = .rejected(error.explained(in: state))
@@ -144,7 +145,8 @@ final class Transaction: @unchecked Sendable {
         do {
             try working.applyCreate(table: table, key: key, values: values, record: record, changes: &changes,
                                     deferring: &pendingIndexEntries)
-            EventCodec.encodeCreate(table: table, key: key, values: record.storage, into: &encodedEvents)
+            EventCodec.encodeCreateStart(table: table, key: key, valueCount: record.storage.count, into: &encodedEvents)
+            record.storage.encodeValues(into: &encodedEvents)
             eventCount += 1
         } catch {
             failure = .rejected(error.explained(in: state))
