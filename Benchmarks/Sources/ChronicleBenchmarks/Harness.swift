@@ -116,6 +116,14 @@ struct Workload: Sendable {
 }
 
 enum ProcessInfoReader {
+    /// The process's minor page faults so far (`getrusage`): pages it
+    /// touched for the first time since the kernel gave them to it.
+    static func minorFaults() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_minflt
+    }
+
     /// A field of `/proc/self/status` in kB (`VmHWM`: peak resident; `VmRSS`: current).
     static func statusKB(_ field: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }

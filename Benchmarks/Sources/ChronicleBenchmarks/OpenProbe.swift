@@ -56,10 +56,10 @@ enum OpenProbe {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let data = PlayerData.generate(arguments.count > 2 ? count : 100_000)
             let store = try ChronicleSide.open(journal, durability: .full)
-            let faults = minorFaults()
+            let faults = ProcessInfoReader.minorFaults()
             let inserting = ContinuousClock.now
             try ChronicleSide.insert(data[...], into: store)
-            print("insert", ContinuousClock.now - inserting, "minor faults", minorFaults() - faults)
+            print("insert", ContinuousClock.now - inserting, "minor faults", ProcessInfoReader.minorFaults() - faults)
         case "iterate":
             try? FileManager.default.removeItem(at: directory)
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -231,11 +231,4 @@ enum IterationProbe {
             blackHole(sum)
         }
     }
-}
-
-/// The process's minor page faults so far (`getrusage`).
-func minorFaults() -> Int {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return usage.ru_minflt
 }

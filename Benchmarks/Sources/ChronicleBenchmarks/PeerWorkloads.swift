@@ -34,9 +34,9 @@ enum PeerWorkloads {
                 for run in 0..<(options.warmups + options.runs) {
                     try setup()
                     let store = try ChronicleSide.open(directory.appendingPathComponent("players.journal"), durability: .full)
-                    let before = minorFaults()
+                    let before = ProcessInfoReader.minorFaults()
                     let elapsed = try ContinuousClock().measure { try ChronicleSide.insert(data[...], into: store) }
-                    if run >= options.warmups { durations.append(elapsed); faults.append(minorFaults() - before) }
+                    if run >= options.warmups { durations.append(elapsed); faults.append(ProcessInfoReader.minorFaults() - before) }
                     precondition(store.objects(Player.self).count == data.count)
                 }
             case .grdb:
@@ -44,9 +44,9 @@ enum PeerWorkloads {
                     try setup()
                     let pool = try GRDBSide.open(directory.appendingPathComponent("players.sqlite").path, synchronous: .full)
                     try GRDBSide.createSchema(pool)
-                    let before = minorFaults()
+                    let before = ProcessInfoReader.minorFaults()
                     let elapsed = try ContinuousClock().measure { try GRDBSide.insert(data[...], into: pool) }
-                    if run >= options.warmups { durations.append(elapsed); faults.append(minorFaults() - before) }
+                    if run >= options.warmups { durations.append(elapsed); faults.append(ProcessInfoReader.minorFaults() - before) }
                     let stored = try pool.read { try PlayerRecord.fetchCount($0) }
                     precondition(stored == data.count)
                     try pool.close()
