@@ -158,6 +158,23 @@ struct StateChangeSetTests {
         #expect(changes.modifications.isEmpty && changes.deletions.isEmpty)
     }
 
+    /// Consecutive fresh creations share one element of the builder's
+    /// order (a run): a change between them starts a new run, and a
+    /// deletion inside a run removes only its object, the insertions
+    /// keeping the order first touched.
+    @Test func runsOfFreshCreationsKeepTheirOrderAroundOtherChanges() throws {
+        let keys = (3...8).map { ObjectKey(Int64($0)) }
+        var events: [Event] = keys.prefix(3).map { .create(table: 0, key: $0, values: S.person(id: $0.rawValue)) }
+        events.append(.set(table: 0, key: k1, property: Person.name, value: .string("Cy")))
+        events += keys.dropFirst(3).map { .create(table: 0, key: $0, values: S.person(id: $0.rawValue)) }
+        let (_, changes) = try S.fold(try base(), events)
+        #expect(changes.insertions == keys.map { TableKey(table: 0, key: $0) })
+        #expect(changes.modifications.map(\.key) == [k1])
+        let (_, afterDeletion) = try S.fold(try base(), events + [.delete(table: 0, key: keys[1])])
+        #expect(afterDeletion.insertions == keys.filter { $0 != keys[1] }.map { TableKey(table: 0, key: $0) })
+        #expect(afterDeletion.deletions.isEmpty && afterDeletion.modifications.map(\.key) == [k1])
+    }
+
     @Test func freshCreationsModifiedStayInsertionsWithoutEntries() throws {
         var builder = ChangeSetBuilder()
         var state = try base()

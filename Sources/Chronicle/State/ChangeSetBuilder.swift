@@ -18,7 +18,10 @@ public struct ChangeSetBuilder: Sendable {
     }
 
     /// Every object touched, in the order first touched; `fresh` marks an
-    /// object whose key was new when it was created (see ``created(_:record:fresh:)``).
+    /// object whose key was new when it was created (see ``created(_:record:fresh:)``),
+    /// and consecutive fresh creations of one table with consecutive keys
+    /// share one element (a run): a bulk insert's order is one element,
+    /// not one an object that a large write grew by doubling.
     private var order: [Touched] = []
     /// The entries of the objects touched, except fresh creations that
     /// nothing touched since.
@@ -80,8 +83,18 @@ public struct ChangeSetBuilder: Sendable {
     }
 
     private struct Touched: Sendable {
+        /// The object, or a run's first.
         var object: TableKey
         var fresh: Bool
+        /// The objects of a run of fresh creations: keys `object.key` up,
+        /// consecutive; 1 for any other.
+        var count: UInt32 = 1
+
+        /// The objects, in order.
+        var objects: some Collection<TableKey> {
+            let table = object.table, first = object.key.rawValue
+            return (0..<Int64(count)).lazy.map { TableKey(table: table, key: ObjectKey(first + $0)) }
+        }
     }
 
     /// The entry of an object that exists now (it is being modified or
@@ -113,7 +126,12 @@ public struct ChangeSetBuilder: Sendable {
                 freshFloor.append(contentsOf: repeatElement(.max, count: object.table + 1 - freshFloor.count))
             }
             freshFloor[object.table] = min(freshFloor[object.table], object.key.rawValue)
-            order.append(Touched(object: object, fresh: true))
+            if let last = order.last, last.fresh, last.object.table == object.table, last.count < .max,
+               last.object.key.rawValue &+ Int64(last.count) == object.key.rawValue {
+                order[order.count - 1].count += 1
+            } else {
+                order.append(Touched(object: object, fresh: true))
+            }
             return
         }
         var entry: Entry
@@ -171,24 +189,25 @@ public struct ChangeSetBuilder: Sendable {
         var deletedRecords: [TableKey: ObjectRecord] = [:]
         var modifications: [ObjectModification] = []
         for touched in order {
-            let object = touched.object
             if touched.fresh, freshTouched == 0 {
-                insertions.append(object)
+                insertions.append(contentsOf: touched.objects)
                 continue
             }
-            let entry = entries[object] ?? Entry(existedBefore: false, exists: true)
-            switch (entry.existedBefore, entry.exists) {
-            case (false, true):
-                insertions.append(object)
-            case (true, false):
-                deletions.append(object)
-                deletedRecords[object] = entry.lastRecord
-            case (true, true) where !entry.deltas.isEmpty:
-                // One changed property (the common case) is sorted already: no copy.
-                let deltas = entry.deltas.count == 1 ? entry.deltas : entry.deltas.sorted { $0.property < $1.property }
-                modifications.append(ObjectModification(table: object.table, key: object.key, properties: deltas))
-            default:
-                break
+            for object in touched.objects {
+                let entry = entries[object] ?? Entry(existedBefore: false, exists: true)
+                switch (entry.existedBefore, entry.exists) {
+                case (false, true):
+                    insertions.append(object)
+                case (true, false):
+                    deletions.append(object)
+                    deletedRecords[object] = entry.lastRecord
+                case (true, true) where !entry.deltas.isEmpty:
+                    // One changed property (the common case) is sorted already: no copy.
+                    let deltas = entry.deltas.count == 1 ? entry.deltas : entry.deltas.sorted { $0.property < $1.property }
+                    modifications.append(ObjectModification(table: object.table, key: object.key, properties: deltas))
+                default:
+                    break
+                }
             }
         }
         return ChangeSet(version: version, insertions: insertions, deletions: deletions, deletedRecords: deletedRecords,
