@@ -79,6 +79,46 @@ struct RolledBackWriteTests {
         #expect(store.rolledBackAdds.withLock { $0.count } == 1)
     }
 
+    /// A write keeps the keys it bound as runs of consecutive keys
+    /// (`TableKeyRuns`): a rolled-back write of many objects, in two
+    /// tables and with a retried instance between them, records every key.
+    @Test func aLargeRolledBackWriteRecordsEveryKeyItBound() throws {
+        let store = try scratchStore()
+        try store.write {  // Gizmo #1 and Person #1: both tables exist, in this order
+            store.create(Gizmo.self, value: ["id": 5_000])
+            store.add(Person())
+        }
+        let retried = Gizmo()  // bound to Gizmo #2 by a write that rolls back
+        retried.id = 1_000
+        #expect(throws: Boom.self) { try store.write { store.add(retried); throw Boom() } }
+        let gizmos = (0..<300).map { id -> Gizmo in
+            let gizmo = Gizmo()
+            gizmo.id = id
+            return gizmo
+        }
+        let people = (0..<3).map { _ in Person() }
+        #expect(throws: Boom.self) {
+            try store.write {
+                store.add(people[0])  // Person #2, then Gizmo #3: consecutive keys of two tables
+                for gizmo in gizmos.prefix(150) { store.add(gizmo) }
+                for person in people.dropFirst() { store.add(person) }
+                store.add(retried)
+                for gizmo in gizmos.dropFirst(150) { store.add(gizmo) }
+                throw Boom()
+            }
+        }
+        let all: [ObjectBase] = gizmos + people + [retried]
+        let bound = Set(try all.map { object in
+            let location = try #require(object.location)
+            return TableKey(table: location.table.index, key: location.key)
+        })
+        let recorded = store.rolledBackAdds.withLock { Set($0) }
+        #expect(recorded == bound)
+        #expect(store.rolledBackAdds.withLock { $0.count } == 304)
+        let allRolledBack = all.allSatisfy { $0.addWasRolledBack }
+        #expect(allRolledBack)
+    }
+
     @Test func aThrowingBodyAndEmbeddedObjectsToo() throws {
         let store = try scratchStore()
         let person = Person()

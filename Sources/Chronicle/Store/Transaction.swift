@@ -63,7 +63,7 @@ final class Transaction: @unchecked Sendable {
     /// The objects this write bound unmanaged instances to, for
     /// ``rollBack()`` to record in ``Store/rolledBackAdds`` (the keys, not
     /// the instances: see there).
-    @exclusivity(unchecked) private var newlyBound: [TableKey] = []
+    @exclusivity(unchecked) private var newlyBound = TableKeyRuns()
     /// What creating an object of the table ``add(_:update:)`` used last needs.
     @exclusivity(unchecked) private var lastTemplate: CreationTemplate?
 
@@ -255,7 +255,7 @@ final class Transaction: @unchecked Sendable {
     /// `isInvalidated` is true) until they are added again.
     func rollBack() {
         guard !newlyBound.isEmpty else { return }
-        store.rolledBackAdds.withLock { $0.formUnion(newlyBound) }
+        store.rolledBackAdds.withLock { $0.formUnion(newlyBound.keys) }
     }
 
     /// Adds an unmanaged object (and the unmanaged objects it links to),
