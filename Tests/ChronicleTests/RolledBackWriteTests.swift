@@ -119,6 +119,67 @@ struct RolledBackWriteTests {
         #expect(allRolledBack)
     }
 
+    /// The first write of a type registers it; when that write rolls back,
+    /// the registration goes too, and the next type registered takes its
+    /// table index. Its instances (and their embedded objects) are added
+    /// again in the type's new table, at new keys. (This trapped, with
+    /// "its table changed since; add a new instance instead".)
+    @Test func aRetryAfterAnotherTypeTookTheRolledBackTableAddsItAfresh() throws {
+        let url = try JournalFixtures.journalURL()
+        let store = try Store(configuration: .init(fileURL: url, durability: .none))
+        let person = Person()
+        person.firstName = "Ann"
+        person.address = Address()
+        person.address?.city = "Oslo"
+        #expect(throws: Boom.self) {
+            try store.write { store.add(person); throw Boom() }  // registers Person, then Address
+        }
+        let rolledBackTable = try #require(person.location).table.index
+        try store.write { store.create(Gizmo.self, value: ["id": 1, "name": "one"]) }  // takes Person's index
+        #expect(store.committedState().tableIndex(named: "Gizmo") == rolledBackTable)
+        #expect(person.isInvalidated)
+
+        try store.write { store.add(person) }
+        #expect(!person.isInvalidated)
+        #expect(!person.addWasRolledBack)
+        #expect(person.location?.table.index != rolledBackTable)
+        #expect(store.rolledBackAdds.withLock { $0.isEmpty })
+        #expect(person.firstName == "Ann")
+        #expect(person.address?.city == "Oslo")
+        let people = store.objects(Person.self)
+        #expect(people.count == 1)
+        #expect(people.first?.address?.city == "Oslo")
+        #expect(store.objects(Gizmo.self).map(\.name) == ["one"])
+        #expect(store.committedState()._invariantViolations().isEmpty)
+        // The history replays to the same objects.
+        let reopened = try Store(configuration: .init(fileURL: url, durability: .none))
+        #expect(reopened.objects(Person.self).map(\.firstName) == ["Ann"])
+        #expect(reopened.objects(Person.self).first?.address?.city == "Oslo")
+    }
+
+    /// An instance whose add rolled back, added with an update policy when
+    /// another write has since committed an object with its primary key,
+    /// updates that object and becomes it, as an unmanaged instance does.
+    @Test func aRetryWhosePrimaryKeyWasTakenSinceBecomesThatObject() throws {
+        let store = try scratchStore()
+        let gizmo = Gizmo()
+        gizmo.id = 9
+        gizmo.name = "mine"
+        #expect(throws: Boom.self) { try store.write { store.add(gizmo); throw Boom() } }
+        try store.write { store.create(Gizmo.self, value: ["id": 9, "name": "theirs"]) }
+
+        try store.write { store.add(gizmo, update: .modified) }
+        #expect(!gizmo.isInvalidated)
+        #expect(gizmo.name == "mine")
+        #expect(store.objects(Gizmo.self).map(\.name) == ["mine"])
+        let stored = try #require(store.object(ofType: Gizmo.self, forPrimaryKey: 9))
+        #expect(gizmo.location?.key == stored.location?.key)
+        #expect(store.rolledBackAdds.withLock { $0.isEmpty })
+        // Writes through the instance reach the object.
+        try store.write { gizmo.name = "ours" }
+        #expect(stored.name == "ours")
+    }
+
     @Test func aThrowingBodyAndEmbeddedObjectsToo() throws {
         let store = try scratchStore()
         let person = Person()

@@ -265,6 +265,15 @@ final class UnmanagedValues: ManagedBuffer<UnmanagedValues.Header, UnmanagedValu
         withLockedHeader { added, _ in AddedLocation.bind(&added, table: table, key: key, version: 0) }
     }
 
+    /// Makes the instance unmanaged again, when it is still bound to
+    /// `location`: for an instance whose add rolled back, bound to a table
+    /// that another type has since taken (see ``Transaction/add(_:update:)``).
+    func unbind(from location: TableKey) {
+        withLockedHeader { added, _ in
+            if let bound = added, bound.table.index == location.table, bound.key == location.key { added = nil }
+        }
+    }
+
     /// The value at `ordinal`, as an existential of its property's type.
     func value(at ordinal: Int) -> any _PersistableProperty {
         withLockedHeader { _, values in values.value(ordinal) }

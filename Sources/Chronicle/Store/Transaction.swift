@@ -279,12 +279,17 @@ final class Transaction: @unchecked Sendable {
         }
         guard let table = register(type(of: object)) else { return nil }
         let storage = object.unmanagedStorage
-        if let rolledBackKey {
-            precondition(object.location?.table.index == table.index,
-                         "Chronicle: this \(table.metadata.name) was added by a write that rolled back, and its table changed since; add a new instance instead")
-            let bound = TableKey(table: table.index, key: rolledBackKey)
+        if let boundKey = rolledBackKey, let boundTable = object.location?.table.index {
+            let bound = TableKey(table: boundTable, key: boundKey)
             store.rolledBackAdds.withLock { _ = $0.remove(bound) }
-            newlyBound.append(bound)
+            if boundTable != table.index {
+                // The write that rolled back also registered the type, and
+                // another type took that table index since: the key is
+                // meaningless in the type's new table, so the instance is
+                // added afresh, at a new key.
+                storage.unbind(from: bound)
+                rolledBackKey = nil
+            }
         }
         let metadata = table.metadata
 
@@ -292,6 +297,9 @@ final class Transaction: @unchecked Sendable {
             let context = _WriteContext(transaction: self, table: table, key: ObjectKey(0), property: table.property(forOrdinal: pkOrdinal))
             let primaryKey = storage.value(at: pkOrdinal)._write(in: context)
             if let existing = working.key(table: table.index, primaryKey: primaryKey) {
+                // A rolled-back add's instance becomes the existing object,
+                // as an unmanaged one would.
+                if let rolledBackKey { storage.unbind(from: TableKey(table: table.index, key: rolledBackKey)) }
                 storage.bindIfUnmanaged(table: table, key: existing)
                 updateExisting(existing, in: table, from: storage.allValues(), writingAll: update == .all)
                 return existing
@@ -304,7 +312,7 @@ final class Transaction: @unchecked Sendable {
         let template = creationTemplate(table.index)
         if template.hasLinks { inProgress.insert(me) }
         let binds = rolledBackKey == nil
-        if binds { newlyBound.append(me) }
+        newlyBound.append(me)
         if table.mapsOrdinalsInOrder, !template.hasLinks {
             // No links, so converting a value adds no object and cannot
             // re-enter this write (nor reach this object's lock again): the
