@@ -11,11 +11,13 @@ extension Account: @unchecked Sendable {}
 
 @Suite("In-memory checkpoints without their large indexes")
 struct UnindexedCheckpointTests {
-    /// Every index left out of the checkpoints (a minimum of one value):
-    /// time travel to every version, out of order, so that folds start
-    /// from such checkpoints and fill in more, gives what a fresh fold of
-    /// that prefix gives, indexes and backlinks included; an indexed
-    /// look-up in the frozen state finds what the fresh fold's finds.
+    /// Every index left out of the checkpoints (a minimum of one value),
+    /// the primary keys' hash tries too (`Dog`'s string ids): time travel
+    /// to every version, out of order, so that folds start from such
+    /// checkpoints and fill in more, gives what a fresh fold of that
+    /// prefix gives, indexes and backlinks included; an indexed look-up,
+    /// and a look-up by primary key, in the frozen state finds what the
+    /// fresh fold's finds.
     @Test(arguments: [3 as UInt64, 17])
     func frozenStatesFromCheckpointsWithoutIndexesEqualFreshFolds(seed: UInt64) throws {
         let (store, commits, expected) = try ReplayFixtures.timeTravelStore(seed: seed, count: 120) { $0.unindexedMinimum = 1 }
@@ -29,6 +31,12 @@ struct UnindexedCheckpointTests {
             #expect(frozen.state.isContentEqual(want), "version \(version)")
             frozen.state._checkInvariants()
             for table in want.tables.indices {
+                if let primaryKey = want.tables[table].primaryKey {
+                    for (key, record) in want.objects(table: table) {
+                        #expect(frozen.state.key(table: table, primaryKey: record[primaryKey]) == key, "version \(version)")
+                    }
+                    #expect(frozen.state.key(table: table, primaryKey: .string("no such key")) == nil)
+                }
                 for (property, schema) in want.schema[table].properties.enumerated()
                 where schema.isIndexed && schema.collection == .none && property != want.tables[table].primaryKey {
                     for (_, record) in want.objects(table: table) {
@@ -80,4 +88,55 @@ struct UnindexedCheckpointTests {
         #expect(frozen.objects(Account.self).filter(#Predicate { $0.email == after }).isEmpty)
         #expect(store.objects(Account.self).filter(#Predicate { $0.email == after }).map(\.id) == [5_999])
     }
+
+    /// With the default policy, a fold of a journal of objects whose
+    /// primary key is an `ObjectId` (or any key that is not an integer
+    /// counted up) keeps its checkpoints without the primary keys' hash
+    /// trie; a frozen view at a checkpoint's version finds objects by
+    /// primary key, and not those created after it; the live store finds
+    /// both.
+    @Test func aLargePrimaryKeyHashTrieIsLeftOutOfTheFoldsCheckpoints() throws {
+        let url = try JournalFixtures.journalURL()
+        var configuration = Store.Configuration(fileURL: url, objectTypes: [Ticket.self])
+        configuration.checkpoints.usesFile = false
+        configuration.checkpoints.interval = 1_000
+        var ids: [ObjectId] = []
+        do {
+            let store = try Store(configuration: configuration)
+            for start in stride(from: 0, to: 6_000, by: 500) {
+                try store.write {
+                    for number in start..<(start + 500) {
+                        let ticket = Ticket()
+                        ids.append(ticket._id)
+                        ticket.number = number
+                        store.add(ticket)
+                    }
+                }
+            }
+        }
+        let store = try Store(configuration: configuration)
+        let late = try #require(store.checkpoints.versions.first { $0 >= 4 && $0 < 12 })
+        let checkpoint = store.checkpoints.nearest(atOrBefore: late)
+        #expect(checkpoint.version == late)
+        let table = try #require(checkpoint.tableIndex(named: "Ticket"))
+        #expect(checkpoint.tables[table].deferred is UnindexedTable)
+        let frozen = try store.frozen(at: late)
+        #expect(frozen.object(ofType: Ticket.self, forPrimaryKey: ids[17])?.number == 17)
+        #expect(frozen.object(ofType: Ticket.self, forPrimaryKey: ids[5_999]) == nil)
+        #expect(store.object(ofType: Ticket.self, forPrimaryKey: ids[5_999])?.number == 5_999)
+        #expect(store.object(ofType: Ticket.self, forPrimaryKey: ids[17])?.number == 17)
+        // A write to the frozen version's successor, from the checkpoint:
+        // the primary key stays unique across the rebuilt trie.
+        #expect(throws: StoreError.self) {
+            try store.write { store.create(Ticket.self, value: ["_id": ids[3], "number": -1]) }
+        }
+        store.committedState()._checkInvariants()
+    }
 }
+
+/// A model with an `ObjectId` primary key, the usual one in Realm's models.
+final class Ticket: Object {
+    @Persisted(primaryKey: true) var _id = ObjectId.generate()
+    @Persisted var number = 0
+}
+extension Ticket: @unchecked Sendable {}

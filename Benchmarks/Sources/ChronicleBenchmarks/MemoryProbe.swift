@@ -16,6 +16,8 @@ final class KindOptionalNil: Object { @Persisted var v: Int? }
 final class KindList: Object { @Persisted var v = List<Int>() }
 final class KindIndexedString: Object { @Persisted(indexed: true) var v = "" }
 final class KindPrimaryKey: Object { @Persisted(primaryKey: true) var v = 0 }
+final class KindObjectIdPrimaryKey: Object { @Persisted(primaryKey: true) var v = ObjectId() }
+final class KindStringPrimaryKey: Object { @Persisted(primaryKey: true) var v = "" }
 
 // Safe as every model class is: the store serialises writes and a handle is
 // read on the thread that holds it (see DefiningModels.md).
@@ -33,6 +35,8 @@ extension KindOptionalNil: @unchecked Sendable {}
 extension KindList: @unchecked Sendable {}
 extension KindIndexedString: @unchecked Sendable {}
 extension KindPrimaryKey: @unchecked Sendable {}
+extension KindObjectIdPrimaryKey: @unchecked Sendable {}
+extension KindStringPrimaryKey: @unchecked Sendable {}
 
 /// `memory` (only when named): resident memory per object for each value
 /// kind. For each kind, one child process writes a journal of N objects of
@@ -71,6 +75,12 @@ enum MemoryProbe {
         Kind(name: "UUID", type: KindUUID.self) { store, _ in store.add(with(KindUUID()) { $0.v = UUID() }) },
         Kind(name: "ObjectId", type: KindObjectId.self) { store, _ in store.add(with(KindObjectId()) { $0.v = ObjectId.generate() }) },
         Kind(name: "Decimal", type: KindDecimal.self) { store, i in store.add(with(KindDecimal()) { $0.v = Decimal(i) / 100 }) },
+        Kind(name: "ObjectId primary key", type: KindObjectIdPrimaryKey.self) { store, _ in
+            store.add(with(KindObjectIdPrimaryKey()) { $0.v = ObjectId.generate() })
+        },
+        Kind(name: "String primary key, 8 letters", type: KindStringPrimaryKey.self) { store, i in
+            store.add(with(KindStringPrimaryKey()) { $0.v = letters(i, 8) })
+        },
         Kind(name: "Int? (nil)", type: KindOptionalNil.self) { store, _ in store.add(KindOptionalNil()) },
         Kind(name: "List<Int>, 4 elements", type: KindList.self) { store, i in
             store.add(with(KindList()) { $0.v.append(contentsOf: [i, i + 1, i + 2, i + 3]) })

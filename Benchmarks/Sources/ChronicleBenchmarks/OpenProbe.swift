@@ -21,6 +21,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe turns DIR [COUNT]  # four stores on one journal in this process take turns, COUNT commits each (default 2,000): a write that catches up on the others' commits, on one thread
 ///     ChronicleBenchmarks --probe commits DIR [COUNT] # W2's Chronicle side: COUNT one-property commits (default 10k), one writer, not synced; a fresh store in DIR
 ///     ChronicleBenchmarks --probe lookups DIR [COUNT] # W4's Chronicle side: COUNT random primary-key lookups (default 100k) of 100k players, reading the score
+///     ChronicleBenchmarks --probe frozenpk DIR COUNT # the fold of `memory`'s journal of COUNT objects with an `ObjectId` primary key in DIR, time travel to its middle, two look-ups by primary key
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -180,6 +181,23 @@ enum OpenProbe {
             var sum = 0
             for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
             blackHole(sum)
+        case "frozenpk":
+            // `memory`'s journal of COUNT objects with an `ObjectId` primary
+            // key (`--memory-child seed 12 COUNT DIR` writes it): a fold,
+            // then time travel to the middle and two look-ups by primary key.
+            let kind = MemoryProbe.kinds.firstIndex { $0.type == KindObjectIdPrimaryKey.self }!
+            let store = try MemoryProbe.open(MemoryProbe.journal(directory, kind), MemoryProbe.kinds[kind])
+            print("fold", ContinuousClock.now - start)
+            let objects = store.objects(KindObjectIdPrimaryKey.self)
+            let early = objects[count / 10].v, later = objects[count / 5].v
+            let travel = ContinuousClock.now
+            let frozen = try store.frozen(at: store.version / 2)
+            print("frozen(at:)", ContinuousClock.now - travel)
+            for id in [early, later] {
+                let lookup = ContinuousClock.now
+                precondition(frozen.object(ofType: KindObjectIdPrimaryKey.self, forPrimaryKey: id) != nil)
+                print("look-up by primary key", ContinuousClock.now - lookup)
+            }
         default:
             fatalError("unknown probe \(arguments[0])")
         }

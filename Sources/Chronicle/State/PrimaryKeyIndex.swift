@@ -70,6 +70,43 @@ struct PrimaryKeyIndex: Sendable {
     /// The number of non-negative integer entries. O(1).
     var integerCount: Int { run.range.count - holes.count + integers.count }
 
+    /// The number of entries in the hash trie: every key but a non-negative
+    /// integer. O(1).
+    var otherCount: Int { others.count }
+
+    /// This index without its hash-trie entries (keys other than
+    /// non-negative integers), for an in-memory checkpoint that leaves them
+    /// out (``UnindexedTable``). O(1).
+    var withoutOthers: PrimaryKeyIndex {
+        var index = self
+        index.others = PersistentHashMap()
+        return index
+    }
+
+    /// This index with `others`, built from the objects, as its hash-trie
+    /// entries, which it has none of (``withoutOthers``): what
+    /// ``UnindexedTable`` builds again. Every key must be one the hash trie
+    /// takes. O(n log n) in the entries given.
+    func with(others entries: ContiguousArray<(key: PersistedValue, value: ObjectKey)>) -> PrimaryKeyIndex {
+        precondition(others.isEmpty, "PrimaryKeyIndex: the hash trie is not empty")
+        var index = self
+        switch PersistentHashMap<PersistedValue, ObjectKey>.building(from: entries) {
+        case .success(let others):
+            index.others = others
+        case .failure:
+            // Equal keys: one entry each, the later one winning, as the
+            // inserts that made the index would have it.
+            for (key, value) in entries { index.others[key] = value }
+        }
+        return index
+    }
+
+    /// Whether the hash trie, not the integer ids, holds `value`.
+    static func isOther(_ value: PersistedValue) -> Bool {
+        if case .int(let integer) = value, integer >= 0 { return false }
+        return true
+    }
+
     /// Whether no integer id has been indexed, so that one may start a run.
     private var hasNoIntegers: Bool { run.range.isEmpty && holes.isEmpty && integers.isEmpty }
 

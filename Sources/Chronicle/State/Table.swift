@@ -97,8 +97,9 @@ struct Table: Sendable {
 
     /// This table as an in-memory checkpoint keeps it: deferred to an
     /// ``UnindexedTable`` without its secondary indexes of at least
-    /// `minimum` values; itself when it has none, or is deferred already.
-    /// O(properties).
+    /// `minimum` values, nor its primary-key index's hash trie when that
+    /// holds at least `minimum` keys; itself when it has neither, or is
+    /// deferred already. O(properties).
     func withoutLargeIndexes(from minimum: Int) -> Table {
         guard deferred == nil, let unindexed = UnindexedTable(self, droppingIndexesFrom: minimum) else { return self }
         var kept = self
@@ -116,6 +117,27 @@ struct Table: Sendable {
     mutating func emptySecondaryIndex(_ property: Int) {
         undefer()
         ownSecondaryIndexes[property] = PersistentHashMap()
+    }
+
+    /// Empties the primary-key index's hash trie, keeping its integer ids
+    /// (for ``UnindexedTable``); the table must not be deferred.
+    mutating func emptyPrimaryKeyHashTrie() {
+        undefer()
+        ownPrimaryKeyIndex = ownPrimaryKeyIndex.withoutOthers
+    }
+
+    /// Files every object whose primary key the index's hash trie takes
+    /// there; the trie is empty (an ``UnindexedTable`` building its table).
+    /// O(objects + n log n) for the n it files.
+    mutating func fillPrimaryKeyHashTrie() {
+        undefer()
+        guard let primaryKey else { return }
+        var entries = ContiguousArray<(key: PersistedValue, value: ObjectKey)>()
+        for (key, record) in ownObjects {
+            let value = record[primaryKey]
+            if PrimaryKeyIndex.isOther(value) { entries.append((key: value, value: ObjectKey(key))) }
+        }
+        ownPrimaryKeyIndex = ownPrimaryKeyIndex.with(others: entries)
     }
 
     /// Files every object in the secondary indexes of `properties`, which

@@ -1,7 +1,8 @@
 /// A table as an in-memory checkpoint keeps it: its objects, primary-key
-/// index and backlinks, but not its large secondary indexes, which it
-/// builds again from the objects on the first read or write that needs
-/// them (``built()``), once for every state sharing it.
+/// index and backlinks, but not its large secondary indexes, nor a large
+/// hash trie of primary keys, which it builds again from the objects on
+/// the first read or write that needs them (``built()``), once for every
+/// state sharing it.
 ///
 /// Why: a checkpoint shares the state's nodes, and keeps the old version
 /// of each node the commits after it replace. An index over values that
@@ -10,9 +11,15 @@
 /// each checkpoint kept nearly a whole copy of the index as it was (about
 /// 370 bytes an object for 200k objects with an index of distinct
 /// strings, Performance, Memory). An index of few values (a `team` of a
-/// hundred) changes in a few chunks and is kept. The price is paid by
-/// time travel, not by the store: the first fold or read from such a
-/// checkpoint builds the index again, O(objects).
+/// hundred) changes in a few chunks and is kept. Primary keys that are
+/// not integers counted up (strings, UUIDs, object identifiers) are such
+/// a hash trie too: with an `ObjectId` primary key, 472 bytes an object
+/// with the checkpoints against 161 without (`ChronicleBenchmarks memory`,
+/// 2026-12-01); integer ids are a run or an ordered trie that inserts
+/// leave shared, and are kept. The price is paid by time travel, not by
+/// the store: the first fold or read from such a checkpoint builds the
+/// index again, O(objects); a look-up by primary key in a checkpoint
+/// without its hash trie builds it too.
 ///
 /// Thread-safe: the parts are immutable; the built table is made once,
 /// under a lock.
@@ -21,12 +28,15 @@ final class UnindexedTable: DeferredTable {
     private let table: Table
     /// The properties whose index was dropped.
     private let dropped: [Int]
+    /// Whether the primary-key index's hash trie was dropped.
+    private let droppedPrimaryKeys: Bool
     private let rebuilt = Locked<Table?>(nil)
 
     /// `table` (not deferred) without its indexes of at least `minimum`
-    /// values, or `nil` if it has none. (An index of 1,024 values, the
-    /// default, has leaves under more than one level of its hash trie,
-    /// which inserts of new values copy all over.)
+    /// values and its primary-key hash trie of at least `minimum` keys,
+    /// or `nil` if it has none. (An index of 1,024 values, the default,
+    /// has leaves under more than one level of its hash trie, which
+    /// inserts of new values copy all over.)
     init?(_ table: Table, droppingIndexesFrom minimum: Int) {
         precondition(table.deferred == nil, "UnindexedTable: the table is deferred already")
         var kept = table
@@ -36,7 +46,9 @@ final class UnindexedTable: DeferredTable {
             dropped.append(property)
             kept.emptySecondaryIndex(property)
         }
-        guard !dropped.isEmpty else { return nil }
+        droppedPrimaryKeys = table.primaryKeyIndex.otherCount >= minimum
+        if droppedPrimaryKeys { kept.emptyPrimaryKeyHashTrie() }
+        guard !dropped.isEmpty || droppedPrimaryKeys else { return nil }
         self.table = kept
         self.dropped = dropped
     }
@@ -45,7 +57,10 @@ final class UnindexedTable: DeferredTable {
 
     func record(forKey key: Int64) -> ObjectRecord? { table.objects[key] }
 
-    func key(forPrimaryKey value: PersistedValue) -> ObjectKey? { table.primaryKeyIndex[value] }
+    func key(forPrimaryKey value: PersistedValue) -> ObjectKey? {
+        if droppedPrimaryKeys, PrimaryKeyIndex.isOther(value) { return built().primaryKeyIndex[value] }
+        return table.primaryKeyIndex[value]
+    }
 
     func forEachLeaf(from start: Int64,
                      _ body: (_ base: Int64, _ bits: UInt64, _ values: UnsafeBufferPointer<ObjectRecord>) -> Bool) -> Bool {
@@ -61,7 +76,8 @@ final class UnindexedTable: DeferredTable {
         rebuilt.withLock { rebuilt in
             if let rebuilt { return rebuilt }
             var table = table
-            table.fillSecondaryIndexes(dropped)
+            if !dropped.isEmpty { table.fillSecondaryIndexes(dropped) }
+            if droppedPrimaryKeys { table.fillPrimaryKeyHashTrie() }
             rebuilt = table
             return table
         }
