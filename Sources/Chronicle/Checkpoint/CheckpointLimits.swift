@@ -13,8 +13,8 @@ struct CheckpointLimits: Sendable, Hashable {
     /// Tables of at least this many objects that no link touches are read
     /// lazily from the checkpoint file.
     var lazyTableMinimum: Int
-    /// Secondary indexes of at least this many values are left out of
-    /// in-memory checkpoints, and built again when one is used
-    /// (``UnindexedTable``).
+    /// Secondary indexes of at least this many values, and primary-key
+    /// hash tries of at least this many keys, are left out of in-memory
+    /// checkpoints, and built again when one is used (``UnindexedTable``).
     var unindexedMinimum = 1024
 }

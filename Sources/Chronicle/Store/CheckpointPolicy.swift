@@ -69,8 +69,10 @@ extension Store {
         /// tests lower it to reach the lazy path with small stores.
         var lazyTableMinimum = 4096
         /// In-memory checkpoints leave out secondary indexes of at least
-        /// this many values (see <doc:Performance>, Memory). Internal:
-        /// tests lower it to leave out every index.
+        /// this many values, and a primary-key hash trie (keys that are
+        /// not integers) of at least this many keys (see
+        /// <doc:Performance>, Memory). Internal: tests lower it to leave
+        /// out every index.
         var unindexedMinimum = 1024
 
         /// A policy. The defaults keep memory modest; journals beyond about
