@@ -64,6 +64,45 @@ struct SeededHashTests {
         }
     }
 
+    /// Object identifiers and UUIDs — the usual non-integer primary keys —
+    /// hash by their bytes: equal values made apart hash alike, values
+    /// differing in any one byte hash apart, and an index keyed by them
+    /// finds every one (an `ObjectId` differing only in its last four
+    /// bytes, which the hash reads from its second word, included).
+    @Test func objectIdentifiersAndUUIDsHashByTheirBytes() throws {
+        let id = ObjectId.generate()
+        let again = try #require(ObjectId(id.description))
+        #expect(PersistedValue.objectId(id).trieHash == PersistedValue.objectId(again).trieHash)
+        let uuid = UUID()
+        let uuidAgain = try #require(UUID(uuidString: uuid.uuidString))
+        #expect(PersistedValue.uuid(uuid).trieHash == PersistedValue.uuid(uuidAgain).trieHash)
+        var hashes = Set<UInt64>()
+        for byte in 0..<12 {
+            var hex = Array(id.description)
+            hex[2 * byte] = hex[2 * byte] == "0" ? "1" : "0"
+            let changed = try #require(ObjectId(String(hex)))
+            hashes.insert(PersistedValue.objectId(changed).trieHash)
+        }
+        for byte in 0..<16 {
+            var bytes = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+            bytes[byte] ^= 0x10
+            let changed = bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+            hashes.insert(PersistedValue.uuid(changed).trieHash)
+        }
+        hashes.insert(PersistedValue.objectId(id).trieHash)
+        hashes.insert(PersistedValue.uuid(uuid).trieHash)
+        #expect(hashes.count == 30)
+        var index = PersistentHashMap<PersistedValue, ObjectKey>()
+        var keys: [PersistedValue] = []
+        for number in 0..<3_000 {
+            keys.append(number.isMultiple(of: 2) ? .objectId(.generate()) : .uuid(UUID()))
+            index[keys[number]] = ObjectKey(Int64(number))
+        }
+        index._checkInvariants()
+        #expect(index.count == 3_000)
+        for (number, key) in keys.enumerated() { #expect(index[key] == ObjectKey(Int64(number))) }
+    }
+
     /// Exactly three non-ASCII scalars are canonically equivalent to ASCII
     /// ones, the three the hash replaces: the claim its consistency rests on.
     @Test func onlyThreeScalarsDecomposeToASCII() {

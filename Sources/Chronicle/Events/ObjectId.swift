@@ -17,6 +17,10 @@ public struct ObjectId: Hashable, Comparable, Sendable, CustomStringConvertible,
     private let high: UInt64
     private let low: UInt32
 
+    /// The identifier's twelve bytes as two words (the last four in the
+    /// second's low half): what a hash reads.
+    var words: (UInt64, UInt64) { (high, UInt64(low)) }
+
     /// The all-zero identifier, which a `@Persisted var _id: ObjectId` holds
     /// until ``generate()`` or an explicit value replaces it.
     public init() {

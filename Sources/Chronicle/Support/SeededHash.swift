@@ -47,6 +47,13 @@ enum SeededHash {
         mix(value ^ seed)
     }
 
+    /// The hash of two words (a UUID's sixteen bytes, an object
+    /// identifier's twelve). O(1).
+    @inline(__always)
+    static func words(_ first: UInt64, _ second: UInt64, seed: UInt64 = seed) -> UInt64 {
+        mix(mix(seed ^ first) ^ second)
+    }
+
     /// The hash of `bytes`, a word at a time; O(length).
     static func bytes(_ bytes: UnsafeRawBufferPointer, seed: UInt64 = seed) -> UInt64 {
         bytesAndOr(bytes, seed: seed).hash
