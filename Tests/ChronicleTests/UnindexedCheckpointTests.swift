@@ -55,31 +55,12 @@ struct UnindexedCheckpointTests {
     /// indexed value, and not those created after it; the live store is
     /// untouched.
     @Test func aLargeIndexIsLeftOutOfTheFoldsCheckpoints() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, objectTypes: [Account.self])
-        configuration.checkpoints.usesFile = false
-        configuration.checkpoints.interval = 1_000
-        do {
-            let store = try Store(configuration: configuration)
-            for start in stride(from: 0, to: 6_000, by: 500) {
-                try store.write {
-                    for id in start..<(start + 500) {
-                        let account = Account()
-                        account.id = id
-                        account.email = "user\((id &* 7_919) % 100_003)@example.com"
-                        store.add(account)
-                    }
-                }
-            }
+        let (store, late) = try Self.reopenedWithCheckpoints(of: Account.self) { id in
+            let account = Account()
+            account.id = id
+            account.email = "user\((id &* 7_919) % 100_003)@example.com"
+            return account
         }
-        let store = try Store(configuration: configuration)
-        // A checkpoint every two commits of 500 accounts: version v holds
-        // accounts 0..<500 v.
-        let late = try #require(store.checkpoints.versions.first { $0 >= 4 && $0 < 12 })
-        let checkpoint = store.checkpoints.nearest(atOrBefore: late)
-        #expect(checkpoint.version == late)
-        let table = try #require(checkpoint.tableIndex(named: "Account"))
-        #expect(checkpoint.tables[table].deferred is UnindexedTable)
         #expect(store.objects(Account.self).count == 6_000)
         let frozen = try store.frozen(at: late)
         let inside = "user\((17 &* 7_919) % 100_003)@example.com"
@@ -96,41 +77,49 @@ struct UnindexedCheckpointTests {
     /// primary key, and not those created after it; the live store finds
     /// both.
     @Test func aLargePrimaryKeyHashTrieIsLeftOutOfTheFoldsCheckpoints() throws {
-        let url = try JournalFixtures.journalURL()
-        var configuration = Store.Configuration(fileURL: url, objectTypes: [Ticket.self])
+        var ids: [ObjectId] = []
+        let (store, late) = try Self.reopenedWithCheckpoints(of: Ticket.self) { number in
+            let ticket = Ticket()
+            ids.append(ticket._id)
+            ticket.number = number
+            return ticket
+        }
+        let frozen = try store.frozen(at: late)
+        #expect(frozen.object(ofType: Ticket.self, forPrimaryKey: ids[17])?.number == 17)
+        #expect(frozen.object(ofType: Ticket.self, forPrimaryKey: ids[5_999]) == nil)
+        #expect(store.object(ofType: Ticket.self, forPrimaryKey: ids[5_999])?.number == 5_999)
+        #expect(store.object(ofType: Ticket.self, forPrimaryKey: ids[17])?.number == 17)
+        // The live store's own trie still rejects a key it holds.
+        #expect(throws: StoreError.self) {
+            try store.write { store.create(Ticket.self, value: ["_id": ids[3], "number": -1]) }
+        }
+        store.committedState()._checkInvariants()
+    }
+
+    /// A file store of 6,000 objects that `make` makes from 0..<6000, in
+    /// commits of 500, reopened (the fold) with an in-memory checkpoint
+    /// every 1,000 events and no checkpoint file; and the version of a
+    /// late checkpoint (version v holds objects 0..<500 v), which the test
+    /// expects to keep the objects' table without its large index.
+    static func reopenedWithCheckpoints<T: Object>(of type: T.Type, name: String = #function,
+                                                   _ make: (Int) -> T) throws -> (Store, UInt64) {
+        let url = try JournalFixtures.journalURL(name)
+        var configuration = Store.Configuration(fileURL: url, objectTypes: [type])
         configuration.checkpoints.usesFile = false
         configuration.checkpoints.interval = 1_000
-        var ids: [ObjectId] = []
         do {
             let store = try Store(configuration: configuration)
             for start in stride(from: 0, to: 6_000, by: 500) {
-                try store.write {
-                    for number in start..<(start + 500) {
-                        let ticket = Ticket()
-                        ids.append(ticket._id)
-                        ticket.number = number
-                        store.add(ticket)
-                    }
-                }
+                try store.write { for number in start..<(start + 500) { store.add(make(number)) } }
             }
         }
         let store = try Store(configuration: configuration)
         let late = try #require(store.checkpoints.versions.first { $0 >= 4 && $0 < 12 })
         let checkpoint = store.checkpoints.nearest(atOrBefore: late)
         #expect(checkpoint.version == late)
-        let table = try #require(checkpoint.tableIndex(named: "Ticket"))
+        let table = try #require(checkpoint.tableIndex(named: "\(type)"))
         #expect(checkpoint.tables[table].deferred is UnindexedTable)
-        let frozen = try store.frozen(at: late)
-        #expect(frozen.object(ofType: Ticket.self, forPrimaryKey: ids[17])?.number == 17)
-        #expect(frozen.object(ofType: Ticket.self, forPrimaryKey: ids[5_999]) == nil)
-        #expect(store.object(ofType: Ticket.self, forPrimaryKey: ids[5_999])?.number == 5_999)
-        #expect(store.object(ofType: Ticket.self, forPrimaryKey: ids[17])?.number == 17)
-        // A write to the frozen version's successor, from the checkpoint:
-        // the primary key stays unique across the rebuilt trie.
-        #expect(throws: StoreError.self) {
-            try store.write { store.create(Ticket.self, value: ["_id": ids[3], "number": -1]) }
-        }
-        store.committedState()._checkInvariants()
+        return (store, late)
     }
 }
 
