@@ -8,18 +8,16 @@
 /// of each node the commits after it replace. An index over values that
 /// rarely repeat is a hash trie that random inserts touch all over, so the
 /// commits after a checkpoint copied nearly every one of its leaves, and
-/// each checkpoint kept nearly a whole copy of the index as it was (about
-/// 370 bytes an object for 200k objects with an index of distinct
-/// strings, Performance, Memory). An index of few values (a `team` of a
-/// hundred) changes in a few chunks and is kept. Primary keys that are
-/// not integers counted up (strings, UUIDs, object identifiers) are such
-/// a hash trie too: with an `ObjectId` primary key, 472 bytes an object
-/// with the checkpoints against 161 without (`ChronicleBenchmarks memory`,
-/// 2026-12-01); integer ids are a run or an ordered trie that inserts
-/// leave shared, and are kept. The price is paid by time travel, not by
-/// the store: the first fold or read from such a checkpoint builds the
-/// index again, O(objects); a look-up by primary key in a checkpoint
-/// without its hash trie builds it too.
+/// each checkpoint kept nearly a whole copy of the index as it was (see
+/// Performance, Memory). An index of few values (a `team` of a hundred)
+/// changes in a few chunks and is kept. Primary keys that are not
+/// integers counted up (strings, UUIDs, object identifiers) are such a
+/// hash trie too, and its copies nearly tripled what an object with an
+/// `ObjectId` primary key cost; integer ids are a run or an ordered trie
+/// that inserts leave shared, and are kept. The price is paid by time
+/// travel, not by the store: the first fold or read from such a
+/// checkpoint builds the index again, O(objects); a look-up by primary
+/// key in a checkpoint without its hash trie builds it too.
 ///
 /// Thread-safe: the parts are immutable; the built table is made once,
 /// under a lock.
