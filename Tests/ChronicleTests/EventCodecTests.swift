@@ -135,4 +135,71 @@ struct EventCodecTests {
         let bytes = Array(text.utf8)
         #expect(bytes.withUnsafeBufferPointer(BinaryReader.validUTF8) == text)
     }
+
+    /// The fold's read-ahead reads a `.create` event's header — table,
+    /// key, value count — from one load when it has its commonest form
+    /// (``EventCodec/createHeader(_:)``), and the way every event is read
+    /// otherwise. Both must give what the reader that keeps creates in the
+    /// events gives: for keys of every varint length, negative keys, table
+    /// indexes and counts past one byte, and a create among the last eight
+    /// bytes of the commit.
+    @Test func createsDecodedIntoRecordsMatchTheEventsForEveryHeaderForm() throws {
+        let keys: [Int64] = [0, 1, -1, 63, -64, 64, 8_191, 8_192, 1 << 20 - 1, 1 << 20, -(1 << 20) - 1,
+                             1 << 27 - 1, 1 << 27, 1 << 40, .max, .min]
+        var events: [Event] = []
+        // Every key with one-byte table indexes (the one-load form) and
+        // with one past a byte (the other).
+        for (index, key) in keys.enumerated() {
+            for table in [0, 127, 128, 300] {
+                events.append(.create(table: table, key: ObjectKey(key),
+                                      values: (0..<index % 3).map { .int(Int64($0) * key) }))
+                events.append(.set(table: 1, key: ObjectKey(key), property: 0, value: .string("between")))
+            }
+        }
+        events.append(.create(table: 2, key: ObjectKey(9), values: (0..<128).map { .int(Int64($0)) }))
+        events.append(.create(table: 3, key: ObjectKey(10), values: (0..<200).map { .string("v\($0)") }))
+        // Last: creates of no values, within eight bytes of the end.
+        events.append(.create(table: 4, key: ObjectKey(11), values: []))
+        events.append(.create(table: 4, key: ObjectKey(12), values: []))
+        let commit = Commit(version: 3, timestamp: Date(timeIntervalSinceReferenceDate: 3), events: events)
+        let bytes = EventCodec.encode(commit)
+        var creates = DecodedCreates()
+        let (kept, taken) = try bytes.withUnsafeBytes { raw in
+            (try EventCodec.decodeCommit(raw), try EventCodec.decodeCommit(raw, creates: &creates))
+        }
+        #expect(kept.events == events)
+        #expect(taken.events == events.filter { if case .create = $0 { false } else { true } })
+        var rebuilt = taken.events
+        for create in creates.creates.reversed() {
+            rebuilt.insert(.create(table: create.table, key: create.key, values: Array(create.record.elements)), at: create.before)
+        }
+        #expect(rebuilt == events)
+        #expect(creates.creates.count == 4 * keys.count + 4)
+    }
+
+    /// A create whose count claims more values than bytes remain fails
+    /// with the same error both ways, the header read in one load or not.
+    @Test(arguments: [0, 127])
+    func aCreateCountingPastTheEndFailsAsTheEventReaderFails(table: Int) throws {
+        let commit = Commit(version: 1, timestamp: Date(timeIntervalSinceReferenceDate: 1), events: [
+            .create(table: table, key: ObjectKey(300), values: [.int(1), .int(2), .int(3), .int(4), .int(5)]),
+        ])
+        var bytes = EventCodec.encode(commit)
+        // The count follows the tag, the table and the two-byte key; five
+        // two-byte ints follow it.
+        let countAt = try #require(bytes.indices.last { bytes[$0] == 5 && $0 + 11 == bytes.count })
+        bytes[countAt] = 0x7F
+        var creates = DecodedCreates()
+        let kept = bytes.withUnsafeBytes { raw in Result { () throws(BinaryReader.Malformed) in try EventCodec.decodeCommit(raw) } }
+        let taken = bytes.withUnsafeBytes { raw in
+            Result { () throws(BinaryReader.Malformed) in try EventCodec.decodeCommit(raw, creates: &creates) }
+        }
+        guard case .failure(let expected) = kept, case .failure(let error) = taken else {
+            Issue.record("both decodes should fail: \(kept), \(taken)")
+            return
+        }
+        #expect(error.offset == expected.offset)
+        #expect(error.reason == expected.reason)
+        #expect(error.reason.contains("exceeds"))
+    }
 }

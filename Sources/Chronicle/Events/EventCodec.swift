@@ -151,7 +151,11 @@ enum EventCodec {
         // creates then allocates no array of events at all.
         if Creates.keepsValues { events.reserveCapacity(eventCount) } else { creates.expect(events: eventCount) }
         for _ in 0..<eventCount {
-            if let event = try decodeEvent(&r, creates: &creates, position: events.count) { events.append(event) }
+            if !Creates.keepsValues, let (table, key, count) = createHeader(&r) {
+                try creates.decodeCreate(table: table, key: key, valueCount: count, before: events.count, from: &r)
+            } else if let event = try decodeEvent(&r, creates: &creates, position: events.count) {
+                events.append(event)
+            }
         }
         return Commit(version: version, timestamp: timestamp, label: label, metadata: metadata, events: events)
     }
@@ -268,6 +272,40 @@ enum EventCodec {
         case .clear:
             return .clear(table: table, key: key, property: try index(&r))
         }
+    }
+
+    /// The next event's table index, key and value count if it is a
+    /// `.create` whose header has its commonest form — a one-byte table
+    /// index, a key of one to four bytes, a one-byte count — read from one
+    /// load and consumed; `nil`, reading nothing, for anything else, which
+    /// ``decodeEvent(_:creates:position:)`` then reads (and checks) as it
+    /// reads every event. The same values it would read: a fold's creates
+    /// skip its frame and its switch, and a varint call for each field.
+    /// O(1).
+    @inline(__always)
+    static func createHeader(_ r: inout BinaryReader) -> (table: Int, key: ObjectKey, count: Int)? {
+        // The tag, then a table index below 0x80.
+        guard let word = r.peekWord(), word & 0x80FF == UInt64(EventTag.create.rawValue) else { return nil }
+        let rest = word &>> 16
+        let raw: UInt64, length: Int
+        if rest & 0x80 == 0 {
+            (raw, length) = (rest & 0x7F, 1)
+        } else if rest & 0x8000 == 0 {
+            (raw, length) = (rest & 0x7F | rest &>> 1 & 0x3F80, 2)
+        } else if rest & 0x80_0000 == 0 {
+            (raw, length) = (rest & 0x7F | rest &>> 1 & 0x3F80 | rest &>> 2 & 0x1F_C000, 3)
+        } else if rest & 0x8000_0000 == 0 {
+            (raw, length) = (rest & 0x7F | rest &>> 1 & 0x3F80 | rest &>> 2 & 0x1F_C000 | rest &>> 3 & 0xFE0_0000, 4)
+        } else {
+            return nil
+        }
+        // The count's byte is at most the word's seventh (2 + 4).
+        let countAt = 2 &+ length
+        let count = Int(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: 8 &* countAt) & 0xFF)
+        // As `count(limit: r.remaining)` checks it, from before the count.
+        guard count < 0x80, count <= r.remaining &- countAt else { return nil }
+        r.skipPeeked(countAt &+ 1)
+        return (Int(truncatingIfNeeded: word &>> 8 & 0x7F), ObjectKey(Int64(bitPattern: (raw &>> 1) ^ (0 &- (raw & 1)))), count)
     }
 
     /// Table, property and list indexes: small non-negative integers.

@@ -24,8 +24,9 @@ extension CommitReader: CommitSource {}
 /// checkpoint file, a first launch, a file from another machine) reads on
 /// one core and folds on another.
 ///
-/// Reading a record — its framing, its checksum, decoding its events — is
-/// about 40% of folding it (see the "Performance" article, Open), and the two share nothing: the reader owns
+/// Reading a record — its framing, its checksum, decoding its events —
+/// costs about as much as folding it (see the "Performance" article,
+/// Open), and the two share nothing: the reader owns
 /// its ``CommitReader``, and the commits it hands over are values.
 ///
 /// Semantics:

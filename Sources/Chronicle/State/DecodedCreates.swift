@@ -41,10 +41,15 @@ struct DecodedCreates: CreateValuesReceiver {
     mutating func decodeCreate(table: Int, key: ObjectKey, valueCount: Int, before position: Int,
                                from reader: inout BinaryReader) throws(BinaryReader.Malformed) {
         let smallStrings = smallStrings
+        // A copy of the reader, written back once: the offset then stays
+        // in a register rather than being stored at every value.
+        var r = reader
+        defer { reader = r }
         let (storage, slotBytes) = try RecordStorage.decoding(
-            count: valueCount, predictedSlotBytes: valueCount == previous.count ? previous.slotBytes : nil
+            count: valueCount, predictedSlotBytes: valueCount == previous.count ? previous.slotBytes : nil,
+            nextIsNarrow: { r.peek() == EventCodec.intTag }
         ) { (slot) throws(BinaryReader.Malformed) in
-            try Self.decodeValue(&reader, intoSlot: slot, smallStrings: smallStrings)
+            try Self.decodeValue(&r, intoSlot: slot, smallStrings: smallStrings)
         }
         previous = (valueCount, slotBytes)
         creates.append(DecodedCreate(record: ObjectRecord(storage: storage), key: key, table: table, before: position))

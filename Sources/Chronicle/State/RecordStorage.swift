@@ -213,7 +213,10 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// place. A value that would not fit is decoded aside; if the
     /// prediction was short, the values move to a storage of the most
     /// (a record made from a prediction too long keeps the bytes it did
-    /// not use).
+    /// not use). Where 8 bytes are left, `nextIsNarrow` says whether the
+    /// next value `decode` writes takes 8 bytes at most (a narrow ``Tag``):
+    /// it then goes in place too (a record's last value is often an
+    /// integer with exactly its 8 bytes left).
     ///
     /// If `decode` throws, the values it wrote before are destroyed and
     /// the storage freed; the error is rethrown.
@@ -221,7 +224,7 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
     /// - Complexity: O(`count`) plus `decode`; one allocation (two when the
     ///   prediction was short).
     @inline(__always)
-    static func decoding<E: Error>(count: Int, predictedSlotBytes: Int?,
+    static func decoding<E: Error>(count: Int, predictedSlotBytes: Int?, nextIsNarrow: () -> Bool = { false },
                                    _ decode: (UnsafeMutableRawPointer) throws(E) -> UInt64) throws(E) -> (RecordStorage, slotBytes: Int) {
         precondition(count <= Int(UInt16.max), "ObjectRecord: at most \(UInt16.max) values")
         let extraWords = extraTagWords(count)
@@ -238,7 +241,7 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
         do throws(E) {
             while index < count {
                 var tag: UInt64
-                if offset &+ 16 <= capacity {
+                if offset &+ 16 <= capacity || (offset &+ 8 <= capacity && nextIsNarrow()) {
                     tag = try decode(slots + offset)
                 } else {
                     var aside: (UInt64, UInt64) = (0, 0)

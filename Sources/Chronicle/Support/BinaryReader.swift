@@ -73,6 +73,18 @@ struct BinaryReader {
     /// Consumes the byte ``peek()`` just returned (not `nil`).
     mutating func skipPeekedByte() { offset += 1 }
 
+    /// The next eight bytes as one little-endian word, without consuming
+    /// them; `nil` when fewer remain. O(1).
+    @inline(__always)
+    func peekWord() -> UInt64? {
+        guard buffer.count - offset >= 8, let base = buffer.baseAddress else { return nil }
+        return UInt64(littleEndian: (base + offset).loadUnaligned(as: UInt64.self))
+    }
+
+    /// Consumes `count` bytes of those ``peekWord()`` just returned.
+    @inline(__always)
+    mutating func skipPeeked(_ count: Int) { offset += count }
+
     mutating func varint() throws(Malformed) -> UInt64 {
         // One byte, the commonest (tags, lengths, small integers), inline.
         if offset < buffer.count, buffer[offset] < 0x80 {
