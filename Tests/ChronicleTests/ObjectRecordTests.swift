@@ -267,6 +267,31 @@ struct ObjectRecordTests {
         }
     }
 
+    /// A record freed releases each string it holds on the heap, and only
+    /// those: a short ASCII string, which holds no reference, is skipped
+    /// (see `RecordStorage`'s deinit), a short non-ASCII one destroyed.
+    /// Counted on the long string's storage object.
+    @Test func aFreedRecordReleasesItsHeapStrings() throws {
+        #if _pointerBitWidth(_64)
+        let long = String(repeating: "on the heap ", count: 10)
+        // A native string's second word: flags in the top four bits, then
+        // its storage object's address.
+        let address = unsafeBitCast(long, to: (UInt64, UInt64).self).1 & 0x0FFF_FFFF_FFFF_FFFF
+        let storage = Unmanaged<AnyObject>.fromOpaque(try #require(UnsafeRawPointer(bitPattern: UInt(address)))).takeUnretainedValue()
+        let before = _getRetainCount(storage)
+        for values: ContiguousArray<PersistedValue> in [
+            [.string("short"), .string(long), .string("é"), .int(1), .string(long)],
+            ContiguousArray(repeating: .string(long), count: 3) + ContiguousArray(repeating: .string("ascii"), count: 12),
+        ] {
+            var record: ObjectRecord? = ObjectRecord(values: values)
+            #expect(_getRetainCount(storage) > before)
+            #expect(record?.values == values)
+            record = nil
+        }
+        #expect(_getRetainCount(storage) == before)
+        #endif
+    }
+
     @Test func readingPastTheLastValueTraps() async {
         await #expect(processExitsWith: .failure) {
             let record = ObjectRecord(values: [.int(1)])

@@ -369,13 +369,19 @@ final class RecordStorage: ManagedBuffer<UInt64, UInt64> {
                 return
             }
             // The header word holds every tag: shifted through, with no
-            // slot visited whose value is a number (freeing a store frees
-            // each of its records).
+            // slot visited whose value is a number, nor a short ASCII
+            // string's, which holds no reference (freeing a store frees
+            // each of its records, whose names and labels are mostly such).
             var tags = word &>> 16
             var slot = UnsafeMutableRawPointer(elements)
+            let smallASCII = SmallASCIIString.isAvailable
             for _ in 0..<count {
                 let tag = tags & 0xF
-                if tag >= Tag.decimal { Self.deinitialize(slot, tag: tag) }
+                if tag >= Tag.decimal,
+                   tag != Tag.string || !smallASCII
+                       || !SmallASCIIString.holdsNoReference(secondWord: slot.load(fromByteOffset: 8, as: UInt64.self)) {
+                    Self.deinitialize(slot, tag: tag)
+                }
                 tags &>>= 4
                 slot += Self.width(tag)
             }

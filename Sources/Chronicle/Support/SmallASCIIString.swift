@@ -105,6 +105,15 @@ enum SmallASCIIString {
         words.1 >> 60 == 0xE ? Int(words.1 >> 56 & 0xF) : nil
     }
 
+    /// Whether a string whose second word is `word` is laid out as
+    /// ``make(_:)`` lays one out — small, ASCII, immortal — and so holds no
+    /// reference: destroying it releases nothing. Only where
+    /// ``isAvailable``: the caller checks. O(1).
+    @inline(__always)
+    static func holdsNoReference(secondWord word: UInt64) -> Bool {
+        word >> 60 == 0xE
+    }
+
     /// The two words of the small string holding `bytes`, or `nil` if they
     /// are too many or not all ASCII.
     @inline(__always)
