@@ -60,12 +60,17 @@ extension StoreState {
         }
         let count = end - start
         guard count > 1 else { return 0 }
-        tables[table].appendObjects(
-            count: count, key: { creates[start + $0].key }, record: { creates[start + $0].record },
-            primaryKey: { creates[start + $0].record.storage.integer(at: primaryKey.unsafelyUnwrapped).unsafelyUnwrapped },
-            table: table, deferring: &pending)
-        for index in start..<end {
-            changes.created(TableKey(table: table, key: creates[index].key), record: creates[index].record, fresh: true)
+        // Read through a pointer: the array's subscript copied each create
+        // it was asked for (retaining its record) to read one field.
+        creates.withUnsafeBufferPointer { creates in
+            let run = UnsafeBufferPointer(rebasing: creates[start..<end])
+            tables[table].appendObjects(
+                count: count, key: { run[$0].key }, record: { run[$0].record },
+                primaryKey: { run[$0].record.storage.integer(at: primaryKey.unsafelyUnwrapped).unsafelyUnwrapped },
+                table: table, deferring: &pending)
+            for index in run.indices {
+                changes.created(TableKey(table: table, key: run[index].key), record: run[index].record, fresh: true)
+            }
         }
         return count
     }

@@ -192,7 +192,8 @@ struct Table: Sendable {
     /// Only for keys that ascend from ``nextKey`` on and, with a primary
     /// key, integer primary keys (`primaryKey(i)`) that ascend from above
     /// the index's largest: both tries then take them with
-    /// ``PersistentIntMap/appendAscending(count:key:value:)``.
+    /// ``PersistentIntMap/appendAscending(count:key:value:)``. `record(i)`
+    /// is asked for once, in order.
     ///
     /// - Complexity: O(`count` + leaves touched × log64 n).
     @inline(__always)
@@ -200,17 +201,21 @@ struct Table: Sendable {
                                 primaryKey: (Int) -> Int64, table: Int, deferring pending: inout PendingIndexEntries) {
         guard count > 0 else { return }
         undefer()
-        ownObjects.appendAscending(count: count, key: { key($0).rawValue }, value: record)
-        if self.primaryKey != nil { ownPrimaryKeyIndex.appendIntegers(count: count, key: primaryKey, object: key) }
         let indexed = ownSecondaryIndexes.indices.filter { ownSecondaryIndexes[$0] != nil }
-        if !indexed.isEmpty {
-            for object in 0..<count {
+        if indexed.isEmpty {
+            ownObjects.appendAscending(count: count, key: { key($0).rawValue }, value: record)
+        } else {
+            // Each record noted for its indexes as it goes into the trie:
+            // asked for once, it is retained once.
+            ownObjects.appendAscending(count: count, key: { key($0).rawValue }) { object in
                 let record = record(object)
                 for property in indexed {
                     pending.add(key(object), table: table, property: property, from: record)
                 }
+                return record
             }
         }
+        if self.primaryKey != nil { ownPrimaryKeyIndex.appendIntegers(count: count, key: primaryKey, object: key) }
         nextKey = max(nextKey, key(count - 1).rawValue + 1)
     }
 
