@@ -10,6 +10,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
 ///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
 ///     ChronicleBenchmarks --probe foldall DIR        # open without the checkpoint file (fold the journal), read every score
+///     ChronicleBenchmarks --probe foldevery DIR      # the same, reading every property (W6's fold + read every property)
 ///     ChronicleBenchmarks --probe iterate DIR [COUNT] # a fresh store of COUNT players (default 100k); iterate them reading the name, 20 times, then as projections, 20 times
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 ///     ChronicleBenchmarks --probe reopen DIR [COUNT] # two folds reading every score (each store dropped), then `repeat`'s 20 opens
@@ -25,7 +26,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
-        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|refold|all|every|repeat|uuids|insert|sync DIR [COUNT]") }
+        guard arguments.count >= 2 else { fatalError("usage: --probe seed|one|fold|foldall|foldevery|refold|all|every|repeat|uuids|insert|sync DIR [COUNT]") }
         let directory = URL(fileURLWithPath: arguments[1])
         let journal = directory.appendingPathComponent("players.journal")
         let count = arguments.count > 2 ? Int(arguments[2])! : 1_000_000
@@ -175,6 +176,11 @@ enum OpenProbe {
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
             var sum = 0
             for player in store.objects(Player.self) { sum &+= player.score }
+            blackHole(sum)
+        case "foldevery":
+            let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: false)
+            var sum = 0
+            for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
             blackHole(sum)
         case "every":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)

@@ -27,9 +27,10 @@ struct PendingIndexEntries {
         /// are equal (``FastKey``), or `nil`: compared instead of `value`.
         let fast: FastKey?
         /// The entry's first and last key in ``keys`` (their chain runs
-        /// through each one's `next`).
+        /// through each one's `next`), and how many keys it has.
         var first: Int32
         var last: Int32
+        var count: Int32 = 1
     }
 
     /// The entries, in the order their values first came.
@@ -45,6 +46,26 @@ struct PendingIndexEntries {
     private struct Link {
         let key: ObjectKey
         var next: Int32
+    }
+
+    /// The keys of one entry, along its chain through ``keys``.
+    private struct Chain: Sequence, IteratorProtocol {
+        let links: UnsafePointer<Link>
+        var position: Int32
+        let count: Int
+
+        init(links: UnsafePointer<Link>, first: Int32, count: Int) {
+            (self.links, position, self.count) = (links, first, count)
+        }
+
+        var underestimatedCount: Int { count }
+
+        mutating func next() -> ObjectKey? {
+            guard position >= 0 else { return nil }
+            let link = links[Int(position)]
+            position = link.next
+            return link.key
+        }
     }
     /// Open addressing over `entries` by hash: each slot an entry's
     /// position plus one, 0 when free. A power of two, at most half full.
@@ -114,8 +135,14 @@ struct PendingIndexEntries {
             }
         }
         if found >= 0 {
-            keys[Int(entries[found].last)].next = position
-            entries[found].last = position
+            // Through pointers: each subscript checked its index and the
+            // array's uniqueness once more.
+            let last = entries.withUnsafeMutableBufferPointer { entries in
+                let entry = entries.baseAddress.unsafelyUnwrapped + found
+                defer { entry.pointee.last = position; entry.pointee.count &+= 1 }
+                return Int(entry.pointee.last)
+            }
+            keys.withUnsafeMutableBufferPointer { $0.baseAddress.unsafelyUnwrapped[last].next = position }
             return
         }
         entries.append(Entry(table: table, property: property, value: value(), hash: hash, fast: fast,
@@ -211,14 +238,14 @@ struct PendingIndexEntries {
     /// the list, keeping its storage for the next run.
     mutating func drain(_ body: (Entry, ContiguousArray<ObjectKey>) -> Void) {
         guard !entries.isEmpty else { return }
-        for entry in entries {
-            gathered.removeAll(keepingCapacity: true)
-            var position = Int(entry.first)
-            while position >= 0 {
-                gathered.append(keys[position].key)
-                position = Int(keys[position].next)
+        keys.withUnsafeBufferPointer { keys in
+            for entry in entries {
+                gathered.removeAll(keepingCapacity: true)
+                // Copied in one pass, its count known: an append per key
+                // checked the array's uniqueness and capacity each time.
+                gathered.append(contentsOf: Chain(links: keys.baseAddress.unsafelyUnwrapped, first: entry.first, count: Int(entry.count)))
+                body(entry, gathered)
             }
-            body(entry, gathered)
         }
         entries.removeAll(keepingCapacity: true)
         keys.removeAll(keepingCapacity: true)
