@@ -286,19 +286,8 @@ enum EventCodec {
     static func createHeader(_ r: inout BinaryReader) -> (table: Int, key: ObjectKey, count: Int)? {
         // The tag, then a table index below 0x80.
         guard let word = r.peekWord(), word & 0x80FF == UInt64(EventTag.create.rawValue) else { return nil }
-        let rest = word &>> 16
-        let raw: UInt64, length: Int
-        if rest & 0x80 == 0 {
-            (raw, length) = (rest & 0x7F, 1)
-        } else if rest & 0x8000 == 0 {
-            (raw, length) = (rest & 0x7F | rest &>> 1 & 0x3F80, 2)
-        } else if rest & 0x80_0000 == 0 {
-            (raw, length) = (rest & 0x7F | rest &>> 1 & 0x3F80 | rest &>> 2 & 0x1F_C000, 3)
-        } else if rest & 0x8000_0000 == 0 {
-            (raw, length) = (rest & 0x7F | rest &>> 1 & 0x3F80 | rest &>> 2 & 0x1F_C000 | rest &>> 3 & 0xFE0_0000, 4)
-        } else {
-            return nil
-        }
+        // Then the key's varint.
+        guard let (raw, length) = BinaryReader.oneToFourByteVarint(word &>> 16) else { return nil }
         // The count's byte is at most the word's seventh (2 + 4).
         let countAt = 2 &+ length
         let count = Int(truncatingIfNeeded: word &>> UInt64(truncatingIfNeeded: 8 &* countAt) & 0xFF)

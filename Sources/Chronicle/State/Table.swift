@@ -202,18 +202,14 @@ struct Table: Sendable {
         guard count > 0 else { return }
         undefer()
         let indexed = ownSecondaryIndexes.indices.filter { ownSecondaryIndexes[$0] != nil }
-        if indexed.isEmpty {
-            ownObjects.appendAscending(count: count, key: { key($0).rawValue }, value: record)
-        } else {
-            // Each record noted for its indexes as it goes into the trie:
-            // asked for once, it is retained once.
-            ownObjects.appendAscending(count: count, key: { key($0).rawValue }) { object in
-                let record = record(object)
-                for property in indexed {
-                    pending.add(key(object), table: table, property: property, from: record)
-                }
-                return record
+        // Each record noted for its indexes as it goes into the trie: asked
+        // for once, it is retained once.
+        ownObjects.appendAscending(count: count, key: { key($0).rawValue }) { object in
+            let record = record(object)
+            for property in indexed {
+                pending.add(key(object), table: table, property: property, from: record)
             }
+            return record
         }
         if self.primaryKey != nil { ownPrimaryKeyIndex.appendIntegers(count: count, key: primaryKey, object: key) }
         nextKey = max(nextKey, key(count - 1).rawValue + 1)

@@ -122,6 +122,18 @@ struct BinaryReader {
         return nil
     }
 
+    /// The varint that `word`'s low bytes start with (little-endian), and
+    /// its length, if it is one to four bytes long; `nil` otherwise. O(1):
+    /// masks and shifts, no loop.
+    @inline(__always)
+    static func oneToFourByteVarint(_ word: UInt64) -> (UInt64, length: Int)? {
+        if let short = oneToThreeByteVarint(word) { return short }
+        if word & 0x8000_0000 == 0 {
+            return (word & 0x7F | word >> 1 & 0x3F80 | word >> 2 & 0x1F_C000 | word >> 3 & 0xFE0_0000, 4)
+        }
+        return nil
+    }
+
     @inline(never)
     private mutating func longVarint() throws(Malformed) -> UInt64 {
         // With ten bytes left, no bounds check a byte: a loop of constant
