@@ -8,11 +8,12 @@ import Testing
 @Suite("Observation", .timeLimit(.minutes(1)))
 struct ObservationTests {
     /// Waits (polling) until `condition` holds, failing after `seconds`:
-    /// 30 by default, not 5 — with the whole suite running on two cores, a
-    /// task can wait more than 5 s for a thread of the cooperative pool
-    /// (seen once in about eight full runs). A condition that holds
-    /// returns at once.
-    static func eventually(_ seconds: Double = 30, _ condition: @Sendable () -> Bool) async -> Bool {
+    /// 120 by default, as `CallbackObservationTests.eventually` waits —
+    /// with the whole suite running on two cores, a task can wait more
+    /// than 5 s for a thread of the cooperative pool (seen once in about
+    /// eight full runs), and more than 30 s (`observingChanges`, once, in
+    /// a CI run on 2026-12-02). A condition that holds returns at once.
+    static func eventually(_ seconds: Double = 120, _ condition: @Sendable () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition() { return true }
