@@ -64,6 +64,33 @@ struct SeededHashTests {
         }
     }
 
+    /// Keys of values that interleave (players of many teams made in turn)
+    /// are drained per value in the order they were added, every key once.
+    @Test func interleavedIndexEntriesDrainEachValuesKeysInOrder() {
+        var pending = PendingIndexEntries()
+        var expected: [PersistedValue: [ObjectKey]] = [:]
+        for key in 1...1_000 {
+            // Team names by a stride that revisits values out of order.
+            let value = PersistedValue.string("team\((key * 37) % 101)")
+            pending.add(ObjectKey(Int64(key)), table: 0, property: 2, value: value)
+            expected[value, default: []].append(ObjectKey(Int64(key)))
+        }
+        var drained: [PersistedValue: [ObjectKey]] = [:]
+        var order: [PersistedValue] = []
+        pending.drain { entry, keys in
+            #expect(drained[entry.value] == nil, "\(entry.value) drained twice")
+            drained[entry.value] = Array(keys)
+            order.append(entry.value)
+        }
+        #expect(drained == expected)
+        // Entries in the order their values first came.
+        #expect(order == (1...101).map { PersistedValue.string("team\(($0 * 37) % 101)") })
+        #expect(pending.isEmpty)
+        var again = false
+        pending.drain { _, _ in again = true }
+        #expect(!again, "a drained list is empty")
+    }
+
     /// Object identifiers and UUIDs — the usual non-integer primary keys —
     /// hash by their bytes: equal values made apart hash alike, values
     /// differing in any one byte hash apart, and an index keyed by them

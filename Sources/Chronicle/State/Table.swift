@@ -243,7 +243,7 @@ struct Table: Sendable {
     /// Files `keys` under `value` (whose `trieHash` is `hash`) in the
     /// secondary index of `property`, with one walk to the value.
     /// O(log n + keys × log chunk).
-    mutating func index(_ keys: ContiguousArray<ObjectKey>, value: PersistedValue, hash: UInt64, property: Int) {
+    mutating func index(_ keys: UnsafeBufferPointer<ObjectKey>, value: PersistedValue, hash: UInt64, property: Int) {
         undefer()
         ownSecondaryIndexes[property]!.modifyValue(forKey: value, hash: hash, default: SortedChunks.init) { list in
             list.insert(contentsOf: keys)
