@@ -110,19 +110,21 @@ struct PrimaryKeyIndex: Sendable {
     /// Whether no integer id has been indexed, so that one may start a run.
     private var hasNoIntegers: Bool { run.range.isEmpty && holes.isEmpty && integers.isEmpty }
 
-    /// The object with non-negative id `id`. O(1) for an id the run holds.
+    /// The object whose primary key is `value` in the index at `index`.
+    /// O(1) for an id the run holds, else O(log n).
+    ///
+    /// Through a pointer, each trie read where it lies: a method of an
+    /// index stored in a table in an array copied the whole index first.
     @inline(__always)
-    private func object(forInteger id: Int64) -> ObjectKey? {
-        if let key = run.key(for: id), holes.isEmpty || holes[id] == nil { return key }
-        return integers[id]
+    static func object(forPrimaryKey value: PersistedValue, in index: UnsafePointer<PrimaryKeyIndex>) -> ObjectKey? {
+        guard case .int(let id) = value, id >= 0 else { return index.pointee.others[value] }
+        if let key = index.pointee.run.key(for: id), index.pointee.holes.isEmpty || index.pointee.holes[id] == nil { return key }
+        return index.pointee.integers[id]
     }
 
     /// The object whose primary key is `value`; setting `nil` removes it.
     subscript(value: PersistedValue) -> ObjectKey? {
-        get {
-            if case .int(let integer) = value, integer >= 0 { return object(forInteger: integer) }
-            return others[value]
-        }
+        get { withUnsafePointer(to: self) { Self.object(forPrimaryKey: value, in: $0) } }
         set {
             if case .int(let integer) = value, integer >= 0 { setInteger(integer, to: newValue) } else { others[value] = newValue }
         }

@@ -56,9 +56,14 @@ public struct StoreState: Sendable {
     /// The object of `table` whose primary key is `primaryKey`. O(1) expected.
     public func key(table: Int, primaryKey: PersistedValue) -> ObjectKey? {
         guard tables.indices.contains(table) else { return nil }
-        // Stored fields, not a method of the table (see `object(table:key:)`).
-        if let deferred = tables[table].deferred { return deferred.key(forPrimaryKey: primaryKey) }
-        return tables[table].ownPrimaryKeyIndex[primaryKey]
+        // Through the buffer, as `object(table:key:)` reads: the index's
+        // subscript on `tables[table].ownPrimaryKeyIndex` copied the whole
+        // index (a retain and a release of each of its tries) per look-up.
+        return tables.withUnsafeBufferPointer { tables in
+            let storage = tables.baseAddress.unsafelyUnwrapped + table
+            if let deferred = storage.pointee.deferred { return deferred.key(forPrimaryKey: primaryKey) }
+            return PrimaryKeyIndex.object(forPrimaryKey: primaryKey, in: Table.primaryKeyIndex(of: storage))
+        }
     }
 
     /// The objects of `table` whose `property` equals `value`, in ascending

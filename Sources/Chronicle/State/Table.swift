@@ -18,6 +18,13 @@ struct Table: Sendable {
     private(set) var ownObjects = PersistentIntMap<ObjectRecord>()
     /// The primary-key index when not deferred; see ``ownObjects``.
     private(set) var ownPrimaryKeyIndex = PrimaryKeyIndex()
+    /// Where the ``ownPrimaryKeyIndex`` of the table at `table` lies, for
+    /// ``PrimaryKeyIndex/object(forPrimaryKey:in:)``.
+    @inline(__always)
+    static func primaryKeyIndex(of table: UnsafePointer<Table>) -> UnsafePointer<PrimaryKeyIndex> {
+        (UnsafeRawPointer(table) + MemoryLayout<Table>.offset(of: \Table.ownPrimaryKeyIndex).unsafelyUnwrapped)
+            .assumingMemoryBound(to: PrimaryKeyIndex.self)
+    }
     private var ownSecondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
     private var ownBacklinks = PersistentIntMap<SortedChunks<Backlink>>()
     /// The primary-key property, if the type has one.
