@@ -266,4 +266,33 @@ struct PersistentIntMapTests {
         map = PersistentIntMap()
         #expect(watched.values.allSatisfy { $0.box == nil })
     }
+
+    /// A leaf of records, a store's objects, copies and releases them by a
+    /// loop of its own (not the generic one of other values): each record
+    /// is released once no version of the map holds it, and never before.
+    @Test func recordsAreReleasedOnceNoVersionHoldsThem() {
+        struct Weak { weak var storage: RecordStorage? }
+        var watched: [Int64: Weak] = [:]
+        var map = PersistentIntMap<ObjectRecord>()
+        map.appendAscending(count: 300, key: { Int64($0 * 2) }, value: { ObjectRecord(values: [.int(Int64($0 * 2))]) })
+        for key in stride(from: Int64(1), to: 600, by: 2) { map[key] = ObjectRecord(values: [.int(key)]) }
+        for (key, record) in map { watched[key] = Weak(storage: record.storage) }
+        let copy = map
+        // Edits of the shared map copy the leaves on their paths.
+        for key in stride(from: Int64(0), to: 600, by: 3) { map[key] = nil }
+        for key in stride(from: Int64(1), to: 600, by: 5) where map[key] != nil { map[key] = ObjectRecord(values: [.int(-key)]) }
+        map._checkInvariants()
+        copy._checkInvariants()
+        #expect(copy.count == 600 && copy.allSatisfy { $0.value[0] == .int($0.key) })
+        #expect(watched.values.allSatisfy { $0.storage != nil })
+        do {
+            let kept = Set(map.filter { $0.value[0] == .int($0.key) }.map(\.key))
+            _ = consume copy
+            for (key, weak) in watched {
+                #expect((weak.storage != nil) == kept.contains(key), "key \(key)")
+            }
+        }
+        map = PersistentIntMap()
+        #expect(watched.values.allSatisfy { $0.storage == nil })
+    }
 }

@@ -60,7 +60,17 @@ final class IntMapNode<Value>: ManagedBuffer<IntMapNodeHeader<Value>, Value> {
     }
 
     deinit {
-        _ = withUnsafeMutablePointers { header, values in values.deinitialize(count: Int(header.pointee.count)) }
+        withUnsafeMutablePointers { header, values in
+            let count = Int(header.pointee.count)
+            // A deinit is not specialised: `deinitialize(count:)` destroys
+            // through the runtime's generic witnesses, an indirect call per
+            // value. A leaf of records — released whole by every commit
+            // that replaced one of them, and by every store closed — is
+            // released by a loop compiled for them.
+            guard Value.self == ObjectRecord.self else { values.deinitialize(count: count); return }
+            let records = UnsafeMutableRawPointer(values).assumingMemoryBound(to: ObjectRecord.self)
+            for index in 0..<count { _ = (records + index).move() }
+        }
     }
 
     /// Which slots are occupied.
@@ -185,7 +195,10 @@ final class IntMapNode<Value>: ManagedBuffer<IntMapNodeHeader<Value>, Value> {
             let node = IntMapNode.make(bitmap: header.pointee.bitmap, children: Self.copied(header.pointee.children),
                                        capacity: count > 0 || room > 0 ? count &+ room : 0)
             node.withUnsafeMutablePointers { target, targetValues in
-                targetValues.initialize(from: values, count: count)
+                // A loop compiled for the value type, not
+                // `initialize(from:count:)`: that copies through the
+                // runtime's generic witnesses, an indirect call per value.
+                for index in 0..<count { (targetValues + index).initialize(to: values[index]) }
                 target.pointee.count = Int32(truncatingIfNeeded: count)
             }
             return node
