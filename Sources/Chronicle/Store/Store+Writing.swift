@@ -84,9 +84,11 @@ extension Store {
             owner.store(0, ordering: .releasing)
             slot.transaction = nil
             if let published {
-                let changes = transaction.changes
-                observers.dispatch(building: { changes.build(version: published.version) }, footprint: changes.footprint,
-                                   old: base, new: published)
+                // Read from the transaction where it lies: a copy of its
+                // change set (every array in it retained, then released)
+                // was paid by every commit, observed or not.
+                observers.dispatch(building: { transaction.changes.build(version: published.version) },
+                                   footprint: transaction.changes.footprint, old: base, new: published)
             }
             writer.unlock()
         }

@@ -31,11 +31,17 @@ final class WriterLock: Sendable {
         case suspended(CheckedContinuation<Bool, Never>)
     }
 
-    struct Waiter {
+    /// A class, not a struct: a `Waiter?` holding a `CheckedContinuation`
+    /// (a type of another library, its layout unknown here) was copied and
+    /// destroyed through the runtime's generic witnesses on every release,
+    /// waiters or not — about 300 instructions a commit.
+    final class Waiter: Sendable {
         let wake: Wake
         /// Whether a release hands this waiter the lock instead of only
         /// waking it.
         let isOwed: Bool
+
+        init(wake: Wake, isOwed: Bool) { (self.wake, self.isOwed) = (wake, isOwed) }
     }
 
     /// Whether a writer holds the lock, and who waits, oldest first
@@ -82,8 +88,11 @@ final class WriterLock: Sendable {
         mutating func release() -> Waiter? {
             guard head < waiters.count else {
                 held = false
-                waiters.removeAll(keepingCapacity: true)
-                head = 0
+                // Drained (`head == waiters.count`): cleared, if ever used.
+                if head > 0 {
+                    waiters.removeAll(keepingCapacity: true)
+                    head = 0
+                }
                 return nil
             }
             let waiter = waiters[head]
