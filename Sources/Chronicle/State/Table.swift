@@ -18,13 +18,6 @@ struct Table: Sendable {
     private(set) var ownObjects = PersistentIntMap<ObjectRecord>()
     /// The primary-key index when not deferred; see ``ownObjects``.
     private(set) var ownPrimaryKeyIndex = PrimaryKeyIndex()
-    /// Where the ``ownPrimaryKeyIndex`` of the table at `table` lies, for
-    /// ``PrimaryKeyIndex/object(forPrimaryKey:in:)``.
-    @inline(__always)
-    static func primaryKeyIndex(of table: UnsafePointer<Table>) -> UnsafePointer<PrimaryKeyIndex> {
-        (UnsafeRawPointer(table) + MemoryLayout<Table>.offset(of: \Table.ownPrimaryKeyIndex).unsafelyUnwrapped)
-            .assumingMemoryBound(to: PrimaryKeyIndex.self)
-    }
     private var ownSecondaryIndexes: [PersistentHashMap<PersistedValue, SortedChunks<ObjectKey>>?] = []
     private var ownBacklinks = PersistentIntMap<SortedChunks<Backlink>>()
     /// The primary-key property, if the type has one.
@@ -42,6 +35,15 @@ struct Table: Sendable {
         self.init(schema: schema)
         self.deferred = deferred
         self.nextKey = nextKey
+    }
+
+    /// Where the ``ownPrimaryKeyIndex`` of the table at `table` lies, for
+    /// ``PrimaryKeyIndex/object(forPrimaryKey:in:)``. (A stored property's
+    /// offset: the optimiser folds it to a constant.)
+    @inline(__always)
+    static func primaryKeyIndex(of table: UnsafePointer<Table>) -> UnsafePointer<PrimaryKeyIndex> {
+        (UnsafeRawPointer(table) + MemoryLayout<Table>.offset(of: \Table.ownPrimaryKeyIndex)!)
+            .assumingMemoryBound(to: PrimaryKeyIndex.self)
     }
 
     /// The objects, by key.
