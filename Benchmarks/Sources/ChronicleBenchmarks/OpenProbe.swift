@@ -23,6 +23,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe commits DIR [COUNT] # W2's Chronicle side: COUNT one-property commits (default 10k), one writer, not synced; a fresh store in DIR
 ///     ChronicleBenchmarks --probe lookups DIR [COUNT] # W4's Chronicle side: COUNT random primary-key lookups (default 100k) of 100k players, reading the score
 ///     ChronicleBenchmarks --probe frozenpk DIR COUNT # the fold of `memory`'s journal of COUNT objects with an `ObjectId` primary key in DIR, time travel to its middle, two look-ups by primary key
+///     ChronicleBenchmarks --probe interleaved DIR [COUNT] # W2's target measure: COUNT steps (default 2,000) of a store's durable commit, then a bare append of its size and `fdatasync`; the p50s
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -107,6 +108,14 @@ enum OpenProbe {
             #else
             print("--probe sync uses inotify: Linux only")
             #endif
+        case "interleaved":
+            // W2's interleaved measure alone: a store's durable commit, then a bare append and sync of its size.
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let result = try InterleavedCommits.run(directory, seed: PlayerData.generate(10_000), steps: arguments.count > 2 ? count : 2_000)
+            let store = Measure.median(result.store), bare = Measure.median(result.bare)
+            print("store commit p50", store, "bare append (\(result.recordSize) bytes) + fdatasync p50", bare,
+                  String(format: "ratio %.3f", Measure.seconds(store) / Measure.seconds(bare)))
         case "turns":
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let url = directory.appendingPathComponent("turns-\(UUID().uuidString).journal")

@@ -123,6 +123,16 @@ enum PeerWorkloads {
             }
             let bare = total("W2 bare group commit, 1 writer") / total("W2 bare group commit, 8 writers")
             figures.append(.ratio("W2 bare group commit, 8 writers vs 1: throughput", bare))
+            // The target's own measure: one writer's commit against a bare
+            // append and sync of its size, interleaved.
+            let directory = try freshDirectory(in: root, "interleaved")
+            let interleaved = try InterleavedCommits.run(directory, seed: seed, steps: max(commits / 5, 100))
+            try? FileManager.default.removeItem(at: directory)
+            figures.append(.times("W2 durable, 1 writer, interleaved with a bare append: one commit", interleaved.store))
+            figures.append(.times("W2 bare pwrite + fdatasync of a commit's size, interleaved: one append", interleaved.bare,
+                                  note: "\(interleaved.recordSize) bytes"))
+            figures.append(.ratio("W2 durable, 1 writer: commit p50 over the bare append's, interleaved",
+                                  Measure.seconds(Measure.median(interleaved.store)) / Measure.seconds(Measure.median(interleaved.bare))))
         }
         let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
         figures.append(.bytes("W2 on disk after (10k players + commits)", ProcessInfoReader.diskSize(lastDirectory, prefix: prefix)))
