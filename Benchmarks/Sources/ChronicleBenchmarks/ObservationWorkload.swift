@@ -34,6 +34,8 @@ enum ObservationWorkload {
     }
 
     static let bareName = "W5 commit (name), no observers"
+    static let interleavedChronicleName = "W5 commit-to-wake, interleaved with the router"
+    static let interleavedRouterName = "W5 router's commit-to-wake, interleaved"
 
     // MARK: Chronicle
 
@@ -86,6 +88,8 @@ enum ObservationWorkload {
         Thread.sleep(forTimeInterval: 0.2)
         let nameWakes = signal.totalWakes - wakesBefore
         tasks.forEach { $0.cancel() }
+        // The target's measure with the sides in one loop (see `interleavedWakes`).
+        let interleaved = try interleavedWakes(data, observed: observed, directory: directory, commits: commits)
         let n = names(options)
         return [
             .times(n.wake, wakes),
@@ -94,6 +98,10 @@ enum ObservationWorkload {
             .times(n.score, withObservers),
             .times(n.name, unobserved),
             .count(n.wakes, nameWakes),
+            .times(interleavedChronicleName, interleaved.chronicle),
+            .times(interleavedRouterName, interleaved.router, note: "one TransactionObserver routing row ids"),
+            .ratio("W5 commit-to-wake p99, the router's over Chronicle's, interleaved",
+                   Measure.seconds(Measure.percentile(interleaved.router, 0.99)) / Measure.seconds(Measure.percentile(interleaved.chronicle, 0.99))),
         ]
     }
 

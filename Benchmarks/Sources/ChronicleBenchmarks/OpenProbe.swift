@@ -24,6 +24,7 @@ import Foundation
 ///     ChronicleBenchmarks --probe lookups DIR [COUNT] # W4's Chronicle side: COUNT random primary-key lookups (default 100k) of 100k players, reading the score
 ///     ChronicleBenchmarks --probe frozenpk DIR COUNT # the fold of `memory`'s journal of COUNT objects with an `ObjectId` primary key in DIR, time travel to its middle, two look-ups by primary key
 ///     ChronicleBenchmarks --probe interleaved DIR [COUNT] # W2's target measure: COUNT steps (default 2,000) of a store's durable commit, then a bare append of its size and `fdatasync`; the p50s
+///     ChronicleBenchmarks --probe wakes DIR [COUNT] # W5's target measure: COUNT steps (default 900) of a Chronicle commit and its stream's wake, and a GRDB commit and its router's; the p50s and p99s
 ///     ChronicleBenchmarks --probe scan DIR [COUNT]   # W3's count where score < 100 over COUNT players (default 100k), then its materialisation, 200 times each; the medians
 enum OpenProbe {
     static func run(_ arguments: [String]) throws {
@@ -116,6 +117,20 @@ enum OpenProbe {
             let store = Measure.median(result.store), bare = Measure.median(result.bare)
             print("store commit p50", store, "bare append (\(result.recordSize) bytes) + fdatasync p50", bare,
                   String(format: "ratio %.3f", Measure.seconds(store) / Measure.seconds(bare)))
+        case "wakes":
+            // W5's interleaved commit-to-wake alone: a Chronicle commit and its stream's wake, a GRDB commit and its router's.
+            try? FileManager.default.removeItem(at: directory)
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let data = PlayerData.generate(10_000)
+            let observed = (0..<1_000).map { $0 * 10 }
+            let wakes = try ObservationWorkload.interleavedWakes(data, observed: observed, directory: directory,
+                                                                 commits: arguments.count > 2 ? count : 900)
+            func line(_ name: String, _ times: [Duration]) -> String {
+                "\(name) p50 \(Measure.median(times)) p99 \(Measure.percentile(times, 0.99))"
+            }
+            print(line("chronicle's commit", wakes.chronicleCommits), "|", line("router's commit", wakes.routerCommits))
+            print(line("chronicle", wakes.chronicle), "|", line("router", wakes.router),
+                  String(format: "| p99 router/chronicle %.2f", Measure.seconds(Measure.percentile(wakes.router, 0.99)) / Measure.seconds(Measure.percentile(wakes.chronicle, 0.99))))
         case "turns":
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let url = directory.appendingPathComponent("turns-\(UUID().uuidString).journal")
