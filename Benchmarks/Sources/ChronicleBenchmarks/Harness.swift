@@ -20,6 +20,10 @@ struct Figure: Sendable {
     enum Unit: String, Sendable {
         /// Seconds; smaller is better.
         case seconds = "s"
+        /// Seconds an operation, where a target is about the tail (W5's
+        /// commit-to-wake): as ``seconds``, and paired with the other
+        /// side's, the ratio of their p99s is shown as well.
+        case latency = "l"
         /// Bytes; smaller is better.
         case bytes = "B"
         /// A plain count.
@@ -27,6 +31,9 @@ struct Figure: Sendable {
         /// A side's ratio of two of its own figures (say, eight writers'
         /// throughput against one writer's); larger is better.
         case ratio = "x"
+
+        /// Seconds, of either kind.
+        var isTime: Bool { self == .seconds || self == .latency }
     }
 
     var name: String
@@ -43,6 +50,13 @@ struct Figure: Sendable {
                p99: Measure.seconds(Measure.percentile(durations, 0.99)), note: note)
     }
 
+    /// ``times(_:_:note:)`` as a ``Unit/latency``.
+    static func latencies(_ name: String, _ durations: [Duration], note: String = "") -> Figure {
+        var figure = times(name, durations, note: note)
+        figure.unit = .latency
+        return figure
+    }
+
     static func bytes(_ name: String, _ value: Int, note: String = "") -> Figure {
         Figure(name: name, unit: .bytes, median: Double(value), p99: Double(value), note: note)
     }
@@ -57,7 +71,7 @@ struct Figure: Sendable {
 
     /// Whether a GRDB/Chronicle ratio of this figure means anything (not
     /// for counts, nor for each side's ratio of its own figures).
-    var isComparable: Bool { unit == .seconds || unit == .bytes }
+    var isComparable: Bool { unit.isTime || unit == .bytes }
 
     var line: String {
         ["FIGURE", name, unit.rawValue, String(median), String(p99), note].joined(separator: "\t")
@@ -231,7 +245,7 @@ enum Harness {
     static func format(_ value: Double, _ unit: Figure.Unit) -> String {
         if value < 0 { return "n/a" }
         switch unit {
-        case .seconds:
+        case .seconds, .latency:
             if value >= 1 { return String(format: "%.2f s", value) }
             if value >= 1e-3 { return String(format: "%.2f ms", value * 1e3) }
             if value >= 1e-6 { return String(format: "%.2f µs", value * 1e6) }
@@ -279,11 +293,14 @@ enum Harness {
 
     /// The median of the rounds' own ratios of `peer` to `figure`, and the
     /// ratios themselves.
-    static func ratios(_ rounds: [[Side: ChildResult]], chronicle figure: String, grdb peer: String) -> (median: Double, each: [Double]) {
+    /// Of the p99s instead, with `p99`.
+    static func ratios(_ rounds: [[Side: ChildResult]], chronicle figure: String, grdb peer: String,
+                       p99: Bool = false) -> (median: Double, each: [Double]) {
         let each = rounds.compactMap { round -> Double? in
             guard let mine = round[.chronicle]?.figures.first(where: { $0.name == figure }),
-                  let theirs = round[.grdb]?.figures.first(where: { $0.name == peer }), mine.median > 0 else { return nil }
-            return theirs.median / mine.median
+                  let theirs = round[.grdb]?.figures.first(where: { $0.name == peer }) else { return nil }
+            let (a, b) = p99 ? (theirs.p99, mine.p99) : (theirs.median, mine.median)
+            return b > 0 ? a / b : nil
         }
         let sorted = each.sorted()
         return (sorted.isEmpty ? 0 : sorted[(sorted.count - 1) / 2], each)
@@ -298,7 +315,7 @@ enum Harness {
         var printedGRDB = Set<String>()
         for figure in chronicle {
             let peers = grdb.filter { $0.pairKey == figure.name }
-            let mine = format(figure.median, figure.unit) + (figure.unit == .seconds ? " / " + format(figure.p99, figure.unit) : "")
+            let mine = format(figure.median, figure.unit) + (figure.unit.isTime ? " / " + format(figure.p99, figure.unit) : "")
             if peers.isEmpty {
                 let note = [figure.unit == .ratio ? spread(rounds, .chronicle, figure.name) : "", figure.note]
                     .filter { !$0.isEmpty }.joined(separator: "; ")
@@ -306,13 +323,17 @@ enum Harness {
             }
             for peer in peers {
                 printedGRDB.insert(peer.name)
-                let theirs = format(peer.median, peer.unit) + (peer.unit == .seconds ? " / " + format(peer.p99, peer.unit) : "")
+                let theirs = format(peer.median, peer.unit) + (peer.unit.isTime ? " / " + format(peer.p99, peer.unit) : "")
                 let (median, each) = ratios(rounds, chronicle: figure.name, grdb: peer.name)
                 let ratio = figure.median > 0 && peer.isComparable ? String(format: "%.2f×", median) : "—"
                 let spread: String
                 if peer.unit == .ratio {
                     let mineEach = Self.spread(rounds, .chronicle, figure.name), theirsEach = Self.spread(rounds, .grdb, peer.name)
                     spread = mineEach.isEmpty ? "" : "Chronicle \(mineEach); GRDB \(theirsEach)"
+                } else if figure.unit == .latency && peer.unit == .latency {
+                    let (p99, p99Each) = ratios(rounds, chronicle: figure.name, grdb: peer.name, p99: true)
+                    let p99Text = String(format: "p99 %.2f×", p99) + (p99Each.count > 1 ? " (\(Self.roundsText(p99Each)))" : "")
+                    spread = [Self.roundsText(each), p99Text].filter { !$0.isEmpty }.joined(separator: "; ")
                 } else {
                     spread = peer.isComparable ? Self.roundsText(each) : ""
                 }
@@ -321,7 +342,7 @@ enum Harness {
             }
         }
         for peer in grdb where !printedGRDB.contains(peer.name) {
-            let theirs = format(peer.median, peer.unit) + (peer.unit == .seconds ? " / " + format(peer.p99, peer.unit) : "")
+            let theirs = format(peer.median, peer.unit) + (peer.unit.isTime ? " / " + format(peer.p99, peer.unit) : "")
             print(pad(peer.name, 52) + pad("—", 26) + pad(theirs, 26) + "        " + peer.note)
         }
         let rss = workload.sides.map { side in

@@ -34,7 +34,7 @@ enum ObservationWorkload {
     }
 
     static let bareName = "W5 commit (name), no observers"
-    static let interleavedChronicleName = "W5 commit-to-wake, interleaved with the router"
+    static let interleavedChronicleName = "W5 commit-to-wake, interleaved"
     static let interleavedRouterName = "W5 router's commit-to-wake, interleaved"
 
     // MARK: Chronicle
@@ -92,7 +92,7 @@ enum ObservationWorkload {
         let interleaved = try interleavedWakes(data, observed: observed, directory: directory, commits: commits)
         let n = names(options)
         return [
-            .times(n.wake, wakes),
+            .latencies(n.wake, wakes),
             .times(n.bare, bare),
             .times(bareName, bareNames),
             .times(n.score, withObservers),
@@ -100,7 +100,7 @@ enum ObservationWorkload {
             .count(n.wakes, nameWakes),
             .times(interleavedChronicleName, interleaved.chronicle),
             .times(interleavedRouterName, interleaved.router, note: "one TransactionObserver routing row ids"),
-            .ratio("W5 commit-to-wake p99, the router's over Chronicle's, interleaved",
+            .ratio("W5 p99 router over Chronicle, interleaved",
                    Measure.seconds(Measure.percentile(interleaved.router, 0.99)) / Measure.seconds(Measure.percentile(interleaved.chronicle, 0.99))),
         ]
     }
@@ -195,7 +195,7 @@ enum ObservationWorkload {
         let nameWakes = signal.totalWakes - wakesBefore
         let what = suffix.isEmpty ? "ValueObservation per player" : "one TransactionObserver routing row ids"
         return [
-            .times(n.wake + suffix, wakes, note: what),
+            .latencies(n.wake + suffix, wakes, note: what),
             .times(n.score + suffix, withObservers),
             .times(n.name + suffix, unobserved),
             .count(n.wakes + suffix, nameWakes),

@@ -189,7 +189,7 @@ enum OpenProbe {
             let run = try freshDirectory(in: directory, "w5")
             defer { try? FileManager.default.removeItem(at: run) }
             for figure in try ObservationWorkload.chronicle(data, observed: observed, directory: run, options: options) {
-                print(figure.name, figure.unit == .seconds ? "\(figure.median * 1e6) µs / \(figure.p99 * 1e6) µs" : "\(figure.median)")
+                print(figure.name, figure.unit.isTime ? "\(figure.median * 1e6) µs / \(figure.p99 * 1e6) µs" : "\(figure.median)")
             }
         case "all":
             let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)

@@ -128,10 +128,10 @@ enum PeerWorkloads {
             let directory = try freshDirectory(in: root, "interleaved")
             let interleaved = try InterleavedCommits.run(directory, seed: seed, steps: max(commits / 5, 100))
             try? FileManager.default.removeItem(at: directory)
-            figures.append(.times("W2 durable, 1 writer, interleaved with a bare append: one commit", interleaved.store))
-            figures.append(.times("W2 bare pwrite + fdatasync of a commit's size, interleaved: one append", interleaved.bare,
+            figures.append(.times("W2 durable, 1 writer: one commit, interleaved", interleaved.store))
+            figures.append(.times("W2 bare append + fdatasync, interleaved", interleaved.bare,
                                   note: "\(interleaved.recordSize) bytes"))
-            figures.append(.ratio("W2 durable, 1 writer: commit p50 over the bare append's, interleaved",
+            figures.append(.ratio("W2 durable, 1 writer over bare, p50, interleaved",
                                   Measure.seconds(Measure.median(interleaved.store)) / Measure.seconds(Measure.median(interleaved.bare))))
         }
         let prefix = side == .chronicle ? "players.journal" : "players.sqlite"
