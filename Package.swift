@@ -19,8 +19,9 @@ let package = Package(
         ),
         // What Swift cannot reach by itself, in inline C: Linux's futex
         // system call (variadic), on which the processes sharing a journal
-        // sleep, and the processor's CRC-32C instruction, for the
-        // checksum that frames every journal record.
+        // sleep; the processor's CRC-32C instruction, for the checksum that
+        // frames every journal record; the runtime's `swift_tryRetain`,
+        // through which a store's follower reaches the store.
         .target(
             name: "ChronicleSystem",
             path: "Sources/ChronicleSystem"

@@ -2,3 +2,4 @@
 #include "ChronicleFutex.h"
 #include "ChronicleCRC32C.h"
 #include "ChronicleMemory.h"
+#include "ChronicleRetain.h"

@@ -413,6 +413,40 @@ struct SharedJournalTests {
         #expect(core == nil)
     }
 
+    /// The follower reaches its store through a `StoreRelay`, not a weak
+    /// reference: the first weak reference would move the store's counts
+    /// to a side table, and every retain and release of the store (a
+    /// look-up, an `add`) would take the runtime's slow path.
+    @Test func aFollowingStoreKeepsItsReferenceCountsInline() throws {
+        try #require(InlineReferenceCount.isVerified, "the inline counts are read on 64-bit runtimes only")
+        let url = try JournalFixtures.journalURL()
+        let store = try Self.open(url)
+        #expect(store.followerSleeps != nil)  // it follows the file
+        let pointer = Unmanaged.passUnretained(store).toOpaque()
+        #expect(InlineReferenceCount.word(of: pointer) != nil, "the store's counts moved to a side table")
+        withExtendedLifetime(store) {}
+    }
+
+    /// What the relay answers: the store while it lives, `nil` once its
+    /// `deinit` has begun (it retires the relay), and a store it hands out
+    /// is held as by any owner.
+    @Test func theRelayReachesTheStoreOnlyWhileItLives() throws {
+        let url = try JournalFixtures.journalURL()
+        var relay: StoreRelay?
+        weak var dropped: Store?
+        do {
+            let store = try Self.open(url)
+            relay = store.followRelay
+            let reached = try #require(relay?.store())
+            #expect(reached === store)
+            dropped = store
+        }
+        #expect(dropped == nil, "the relay kept the store alive")
+        #expect(relay?.store() == nil)
+        let unattached = StoreRelay()
+        #expect(unattached.store() == nil)
+    }
+
     @Test func compactionIsRefusedWhileAnotherStoreHasTheJournalOpen() throws {
         let url = try JournalFixtures.journalURL()
         let a = try Self.open(url), b = try Self.open(url)

@@ -142,17 +142,20 @@ extension Store {
             guard let core, let published, let last = try? core.catchUp(holdingProcessLock: false) else { return false }
             return last > published.withLock({ $0 }).state.version
         }
-        let onChange: @Sendable () -> Void = { [weak self] in
-            if hasNews() { self?.followOtherProcesses() }
+        // The store through its relay, not a weak reference (see `StoreRelay`).
+        let relay = followRelay
+        relay.attach(self)
+        let onChange: @Sendable () -> Void = {
+            if hasNews() { relay.store()?.followOtherProcesses() }
         }
         let newFollower: any CommitFollower
         #if os(Linux)
         if let area = core.sharedArea {
-            newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval) { [weak self] in
+            newFollower = AppendFollower(area: area, fallback: Journal.followFallbackInterval) {
                 // Busy first: it costs one load, the journal's look a read.
                 guard !writes.any else { return false }
                 guard hasNews() else { return true }
-                return self?.followOtherProcessesUnlessWriting() ?? true
+                return relay.store()?.followOtherProcessesUnlessWriting() ?? true
             }
         } else {
             newFollower = FileChangeWatcher(path: url.path, fallback: Journal.followFallbackInterval,

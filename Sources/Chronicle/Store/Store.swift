@@ -78,6 +78,9 @@ public final class Store: Sendable {
     /// Follows the commits other processes append (Store+CatchUp.swift);
     /// `nil` for an in-memory store, and once closed.
     let follower = Locked<(any CommitFollower)?>(nil)
+    /// How the follower reaches this store, without a weak reference
+    /// (Store/StoreRelay.swift).
+    let followRelay = StoreRelay()
     /// The `write`s and `asyncWrite`s of this store under way: while there
     /// are any, the follower leaves the other processes' commits to their
     /// catch-ups (Store+CatchUp.swift).
@@ -140,6 +143,7 @@ public final class Store: Sendable {
     // A checkpoint write in progress holds the journal; wait for it, so the
     // journal closes (and its file lock is released) as the store goes.
     deinit {
+        followRelay.retire()
         stopFollowing()
         checkpointFile.stop()
     }
