@@ -18,21 +18,27 @@ enum BareGroupCommit {
     /// Makes `commits` durable appends of `recordSize` bytes from `writers`
     /// threads to a new file in `directory`; returns the total time.
     static func run(_ directory: URL, commits: Int, writers: Int, recordSize: Int = 96) throws -> Duration {
-        let path = directory.appendingPathComponent("bare.log").path
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let fd = try reservedFile(directory.appendingPathComponent("bare.log").path, bytes: commits * recordSize)
         defer { close(fd) }
-        // Space reserved ahead, as Chronicle's journal does: a sync then
-        // commits no change of the file's size.
-        let reserved = [UInt8](repeating: 0, count: commits * recordSize + (1 << 20))
-        let reservedBytes = reserved.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        precondition(reservedBytes == reserved.count && fdatasync(fd) == 0, "bare group commit: reserving space failed (errno \(errno))")
         let log = Log(fd: fd, recordSize: recordSize)
         return ContinuousClock().measure {
             runThreads(writers) { writer in
                 for _ in stride(from: writer, to: commits, by: writers) { log.commit() }
             }
         }
+    }
+
+    /// A new file at `path`, open for writing, with `bytes` and a megabyte
+    /// more reserved ahead as Chronicle's journal reserves them (zeros
+    /// written and synced): a sync of appends into them then commits no
+    /// change of the file's size. The caller closes it.
+    static func reservedFile(_ path: String, bytes: Int) throws -> Int32 {
+        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
+        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let reserved = [UInt8](repeating: 0, count: bytes + (1 << 20))
+        let written = reserved.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        precondition(written == reserved.count && fdatasync(fd) == 0, "reserving space in \(path) failed (errno \(errno))")
+        return fd
     }
 
     /// The file and the group-commit state.

@@ -33,13 +33,8 @@ enum InterleavedCommits {
         try ChronicleSide.seed(seed, into: store)
         let handles = seed.map { store.object(ofType: Player.self, forPrimaryKey: $0.id)! }
 
-        let path = directory.appendingPathComponent("bare.log").path
-        let fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0o644)
-        guard fd >= 0 else { throw CocoaError(.fileWriteUnknown) }
+        let fd = try BareGroupCommit.reservedFile(directory.appendingPathComponent("bare.log").path, bytes: steps * recordSize)
         defer { close(fd) }
-        let reserved = [UInt8](repeating: 0, count: steps * recordSize + (1 << 20))
-        let reservedBytes = reserved.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
-        precondition(reservedBytes == reserved.count && fdatasync(fd) == 0, "interleaved commits: reserving space failed (errno \(errno))")
         let record = [UInt8](repeating: 7, count: recordSize)
 
         let clock = ContinuousClock()

@@ -33,21 +33,9 @@ extension ObservationWorkload {
         try GRDBSide.seed(data, into: pool)
 
         let chronicleSignal = WakeSignal(), routerSignal = WakeSignal()
-        var tasks: [Task<Void, Never>] = []
-        for (index, player) in handles.enumerated() {
-            let stream = player.changes(keyPaths: [\.score])
-            tasks.append(Task.detached {
-                for await change in stream {
-                    if case .change = change { chronicleSignal.woke(index) }
-                }
-            })
-        }
+        let tasks = observeScores(of: handles, signal: chronicleSignal)
         defer { tasks.forEach { $0.cancel() } }
-        var handlers: [Int64: @Sendable (Int) -> Void] = [:]
-        for (index, id) in observed.enumerated() {
-            handlers[Int64(id)] = { _ in routerSignal.woke(index) }
-        }
-        let router = ScoreRouter(handlers: handlers, queue: DispatchQueue(label: "observations"))
+        let router = makeRouter(for: observed, signal: routerSignal, queue: DispatchQueue(label: "observations"))
         pool.add(transactionObserver: router, extent: .observerLifetime)
         defer { pool.remove(transactionObserver: router) }
 

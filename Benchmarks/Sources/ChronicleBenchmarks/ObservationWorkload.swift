@@ -62,16 +62,7 @@ enum ObservationWorkload {
         let bare = (0..<commits).map { commit($0, name: false) }
         let bareNames = (0..<commits).map { commit($0, name: true) }
 
-        // 1,000 streams, each consumed by a task of its own.
-        var tasks: [Task<Void, Never>] = []
-        for (index, player) in handles.enumerated() {
-            let stream = player.changes(keyPaths: [\.score])
-            tasks.append(Task.detached {
-                for await change in stream {
-                    if case .change = change { signal.woke(index) }
-                }
-            })
-        }
+        let tasks = observeScores(of: handles, signal: signal)
         for i in 0..<50 {
             _ = commit(i, name: false)
             signal.waitForWake()
@@ -103,6 +94,29 @@ enum ObservationWorkload {
             .ratio("W5 p99 router over Chronicle, interleaved",
                    Measure.seconds(Measure.percentile(interleaved.router, 0.99)) / Measure.seconds(Measure.percentile(interleaved.chronicle, 0.99))),
         ]
+    }
+
+    /// One `changes(keyPaths: [\.score])` stream per player, each consumed
+    /// by a task of its own that tells `signal` its player's index.
+    static func observeScores(of handles: [Player], signal: WakeSignal) -> [Task<Void, Never>] {
+        handles.enumerated().map { index, player in
+            let stream = player.changes(keyPaths: [\.score])
+            return Task.detached {
+                for await change in stream {
+                    if case .change = change { signal.woke(index) }
+                }
+            }
+        }
+    }
+
+    /// The expert's router over `observed` players' ids, its handlers
+    /// telling `signal` their player's index.
+    static func makeRouter(for observed: [Int], signal: WakeSignal, queue: DispatchQueue) -> ScoreRouter {
+        var handlers: [Int64: @Sendable (Int) -> Void] = [:]
+        for (index, id) in observed.enumerated() {
+            handlers[Int64(id)] = { _ in signal.woke(index) }
+        }
+        return ScoreRouter(handlers: handlers, queue: queue)
     }
 
     // MARK: GRDB
@@ -163,11 +177,7 @@ enum ObservationWorkload {
         cancellables = []
 
         // 2) What an expert writes: one TransactionObserver that routes row ids.
-        var handlers: [Int64: @Sendable (Int) -> Void] = [:]
-        for (index, id) in observed.enumerated() {
-            handlers[Int64(id)] = { _ in signal.woke(index) }
-        }
-        let router = ScoreRouter(handlers: handlers, queue: queue)
+        let router = makeRouter(for: observed, signal: signal, queue: queue)
         pool.add(transactionObserver: router, extent: .observerLifetime)
         figures += measureObserved(signal, commit: commit, commits: commits, names: n, suffix: " #router")
         pool.remove(transactionObserver: router)
