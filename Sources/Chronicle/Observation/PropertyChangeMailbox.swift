@@ -25,12 +25,16 @@ final class PropertyChangeMailbox: Sendable {
         var pending: [PropertyChange] = []
         var deleted = false
         var finished = false
-        var waiter: CheckedContinuation<Delivery?, Never>?
+        /// Unsafe, not checked: the one waiter is taken out under the lock
+        /// before it is resumed, so it is resumed once; a checked one
+        /// allocated a canary per wait and checked it again at each resume,
+        /// on the committing writer's path to the wake-up.
+        var waiter: UnsafeContinuation<Delivery?, Never>?
     }
     private let state = Locked(State())
 
     func deliver(_ changes: [PropertyChange]) {
-        let waiter: CheckedContinuation<Delivery?, Never>? = state.withLock { state in
+        let waiter: UnsafeContinuation<Delivery?, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -50,7 +54,7 @@ final class PropertyChangeMailbox: Sendable {
     }
 
     func finishWithDeletion() {
-        let waiter: CheckedContinuation<Delivery?, Never>? = state.withLock { state in
+        let waiter: UnsafeContinuation<Delivery?, Never>? = state.withLock { state in
             guard !state.finished else { return nil }
             if let waiter = state.waiter {
                 state.waiter = nil
@@ -79,7 +83,7 @@ final class PropertyChangeMailbox: Sendable {
     /// stream has ended or the calling task is cancelled.
     func next() async -> Delivery? {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Delivery?, Never>) in
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Delivery?, Never>) in
                 let ready: Delivery?? = state.withLock { state in
                     if !state.pending.isEmpty {
                         defer { state.pending = [] }
