@@ -151,6 +151,46 @@ struct ObservationTests {
         #expect(buffer.pendingCount == 4)   // + friendNames (collection mapping)
     }
 
+    /// An object stream's old and new values, of every kind of property,
+    /// are what the object read in the states before and after the commit:
+    /// an optional, an enum, a double, a date, and a link, whose object is
+    /// frozen in its state (the old buddy renamed in the same commit still
+    /// reads its old name).
+    @Test func anObjectStreamReportsEachKindsValuesBeforeAndAfter() async throws {
+        let store = try scratchStore()
+        let walker = Walker(), rex = Walker(), fido = Walker()
+        walker.id = 1
+        rex.id = 2
+        rex.name = "Rex"
+        fido.id = 3
+        fido.name = "Fido"
+        walker.buddy = rex
+        walker.score = 1.5
+        try store.write { store.add(walker); store.add(fido) }
+        var changes = try walker.changes(keyPaths: ["nickname", "mood", "score", "birthday", "buddy"]).makeAsyncIterator()
+        try store.write {
+            walker.nickname = "Nick"
+            walker.mood = .happy
+            walker.score = 2.5
+            walker.birthday = Date(timeIntervalSince1970: 1_000)
+            walker.buddy = fido
+            rex.name = "Rex II"
+        }
+        guard case .change(_, let properties)? = await changes.next() else { Issue.record("no change"); return }
+        let byName = Dictionary(uniqueKeysWithValues: properties.map { ($0.name, $0) })
+        #expect(properties.map(\.name) == ["nickname", "mood", "score", "birthday", "buddy"])
+        // An optional's `nil` is reported as a value (the property's), not as no value.
+        #expect(byName["nickname"]?.oldValue.map { "\($0)" } == "nil")
+        #expect(byName["nickname"]?.newValue as? String? == "Nick")
+        #expect(byName["mood"]?.oldValue as? WalkerMood == .calm && byName["mood"]?.newValue as? WalkerMood == .happy)
+        #expect(byName["score"]?.oldValue as? Double == 1.5 && byName["score"]?.newValue as? Double == 2.5)
+        #expect(byName["birthday"]?.oldValue.map { "\($0)" } == "nil")
+        #expect(byName["birthday"]?.newValue as? Date? == Date(timeIntervalSince1970: 1_000))
+        let before = try #require(byName["buddy"]?.oldValue as? Walker?), after = try #require(byName["buddy"]?.newValue as? Walker?)
+        #expect(before?.name == "Rex" && before?.isFrozen == true, "the old buddy as the state before the commit has it")
+        #expect(after?.name == "Fido" && after?.isFrozen == true)
+    }
+
     @Test func projectedValuesAreReportedTransformed() async throws {
         let (store, jason) = try ProjectionTests.seeded()
         var changes = SharedBaseProjection(projecting: jason).changes(keyPaths: [\.shout, \.homeCity]).makeAsyncIterator()

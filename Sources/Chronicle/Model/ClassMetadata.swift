@@ -10,6 +10,9 @@ final class ClassMetadata: Sendable {
         let options: PersistedOptions
         /// Reads this property of an object of the class, typed as declared.
         let read: @Sendable (ObjectBase, Int) -> any Sendable
+        /// Converts a stored value of this property to its declared type, as
+        /// ``read`` does with the value it finds in the object's record.
+        let convert: @Sendable (PersistedValue, _ReadContext) -> any Sendable
     }
 
     let type: ObjectBase.Type
@@ -143,7 +146,7 @@ final class ClassMetadata: Sendable {
         var properties: [Property] = []
         for entry in found {
             let property = Property(name: entry.name, kind: entry.wrapper.kind, options: options[entry.ordinal],
-                                    read: entry.wrapper.reader)
+                                    read: entry.wrapper.reader, convert: entry.wrapper.converter)
             try validate(property, of: name)
             properties.append(property)
         }

@@ -114,11 +114,17 @@ protocol PersistedWrapper: SendableMetatype {
     static var kind: _PropertyKind { get }
     /// Reads property `ordinal` of an object as this wrapper's `Value`.
     static var reader: @Sendable (ObjectBase, Int) -> any Sendable { get }
+    /// Converts a stored value of the property to this wrapper's `Value`,
+    /// as a read of an object whose record holds it does.
+    static var converter: @Sendable (PersistedValue, _ReadContext) -> any Sendable { get }
 }
 
 extension Persisted: PersistedWrapper {
     static var kind: _PropertyKind { Value._propertyKind }
     static var reader: @Sendable (ObjectBase, Int) -> any Sendable {
         { object, ordinal in object.readProperty(ordinal: ordinal, as: Value.self) }
+    }
+    static var converter: @Sendable (PersistedValue, _ReadContext) -> any Sendable {
+        { value, context in Value._read(value, in: context) }
     }
 }

@@ -69,12 +69,28 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
         }
         var oldRoot: ObjectBase?
         var newRoot: ObjectBase?
+        var oldRecord: RecordedSide?
+        var newRecord: RecordedSide?
         var reported: [PropertyChange] = []
         for property in properties {
             let touched = property.dependencies.contains {
                 ChangePaths.changed($0[...], table: table.index, key: key, changes: changes, old: old, new: new)
             }
             guard touched else { continue }
+            // A property of the class itself: its two values converted from
+            // the object's two records, as a frozen handle's reads would
+            // convert them, without making the two handles (their bindings,
+            // their pinned states) and freeing them again.
+            if let ordinal = property.ordinal,
+               let before = oldRecord ?? RecordedSide(old, table: table, key: key),
+               let after = newRecord ?? RecordedSide(new, table: table, key: key) {
+                oldRecord = before
+                newRecord = after
+                reported.append(PropertyChange(name: property.name,
+                                               oldValue: before.value(ordinal: ordinal, table: table, key: key, in: old),
+                                               newValue: after.value(ordinal: ordinal, table: table, key: key, in: new)))
+                continue
+            }
             let before = oldRoot ?? table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: old))
             let after = newRoot ?? table.store.handle(table.metadata.type, table: table, key: key, .frozen(in: new))
             oldRoot = before
@@ -83,6 +99,33 @@ final class ObjectObserver<T: _ObjectProjecting>: StoreObserver, @unchecked Send
         }
         if !reported.isEmpty { buffer.deliver(reported) }
         return interest(in: new)
+    }
+}
+
+/// One state's side of an observed object's change: the object's record
+/// in that state.
+private struct RecordedSide {
+    let record: ObjectRecord
+
+    /// `nil` if the state has no such object (its reads then go through a
+    /// frozen handle, which says so).
+    init?(_ state: StoreState, table: TableBinding, key: ObjectKey) {
+        guard let record = state.object(table: table.index, key: key) else { return nil }
+        self.record = record
+    }
+
+    /// Property `ordinal`'s value, typed as declared: what a handle frozen
+    /// in `state` (this side's) reads. A property the journal does not have
+    /// yet reads as its declared default; a link or a collection is frozen
+    /// in `state`, pinned for it (a plain value needs no state).
+    func value(ordinal: Int, table: TableBinding, key: ObjectKey, in state: StoreState) -> any Sendable {
+        let property = table.property(forOrdinal: ordinal)
+        let stored = property < 0 ? table.metadata.declaredDefaults[ordinal] ?? .null : record[property]
+        let declared = table.metadata.properties[ordinal]
+        let isPlain = declared.kind.objectType == nil && declared.kind.collection == .none && declared.kind.type != .object
+        let context = _ReadContext(table: table, key: key, property: property, ordinal: ordinal,
+                                   frozen: isPlain ? nil : PinnedState(state))
+        return declared.convert(stored, context)
     }
 }
 

@@ -6,6 +6,11 @@ struct ObservedProperty: @unchecked Sendable {
     /// Persisted paths from the root object, e.g. `["dogs"], ["dogs", "name"]`.
     let dependencies: [[String]]
     let read: (ObjectBase) -> (any Sendable)?
+    /// For a `@Persisted` property of the observed class itself (not a
+    /// projection's): its ordinal, so that an observer converts its values
+    /// straight from the object's records, making no handle (see
+    /// ``ObjectObserver``).
+    var ordinal: Int? = nil
 }
 
 enum ObservedProperties {
@@ -36,7 +41,7 @@ enum ObservedProperties {
         return order.map { name in
             let ordinal = metadata.ordinalByName[name]!
             let reader = metadata.readers[ordinal]
-            return ObservedProperty(name: name, dependencies: dependencies[name]!) { reader($0, ordinal) }
+            return ObservedProperty(name: name, dependencies: dependencies[name]!, read: { reader($0, ordinal) }, ordinal: ordinal)
         }
     }
 
