@@ -133,21 +133,26 @@ final class ObserverRegistry: Sendable {
             // the matching's cost. An observer found twice is deduplicated
             // below.
             var ids: [ObjectIdentifier] = []
-            var tables: [Int] = []
-            func touch(_ table: Int) { if !tables.contains(table) { tables.append(table) } }
             for modification in changes.modifications {
-                touch(modification.table)
                 if let found = index.byObject[TableKey(table: modification.table, key: modification.key)] {
                     ids.append(contentsOf: found)
                 }
             }
             for deletion in changes.deletions {
-                touch(deletion.table)
                 if let found = index.byObject[deletion] { ids.append(contentsOf: found) }
             }
-            for insertion in changes.insertions { touch(insertion.table) }
-            for table in tables {
-                if let found = index.byTable[table] { ids.append(contentsOf: found) }
+            // The tables the commit touched, only when some observer
+            // watches a whole table: most commits' observers are object
+            // streams, and the list was an allocation per commit.
+            if !index.byTable.isEmpty {
+                var tables: [Int] = []
+                func touch(_ table: Int) { if !tables.contains(table) { tables.append(table) } }
+                for modification in changes.modifications { touch(modification.table) }
+                for deletion in changes.deletions { touch(deletion.table) }
+                for insertion in changes.insertions { touch(insertion.table) }
+                for table in tables {
+                    if let found = index.byTable[table] { ids.append(contentsOf: found) }
+                }
             }
             if changes.schemaChanged { ids.append(contentsOf: index.bySchema) }
             if ids.count > 1 {
