@@ -122,10 +122,9 @@ private struct RecordedSide {
         let property = table.property(forOrdinal: ordinal)
         let stored = property < 0 ? table.metadata.declaredDefaults[ordinal] ?? .null : record[property]
         let declared = table.metadata.properties[ordinal]
-        let isPlain = declared.kind.objectType == nil && declared.kind.collection == .none && declared.kind.type != .object
+        let isPlain = declared.kind.objectType == nil && declared.kind.collection == .none
         let context = _ReadContext(table: table, key: key, property: property, ordinal: ordinal,
                                    frozen: isPlain ? nil : PinnedState(state))
         return declared.convert(stored, context)
     }
 }
-
