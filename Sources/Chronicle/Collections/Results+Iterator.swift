@@ -102,6 +102,12 @@ extension Results {
             if encoded != nil {
                 switch encoded!.next() {
                 case .object(let key, let block, let place):
+                    // The reused handle moved here, not in `liveElement`:
+                    // no record to swap in and drop.
+                    if reusesElements, let handle = reusableHandle() {
+                        handle._withUnsafeGuaranteedRef { $0.relocate(to: key, encoded: block, at: place, sequence: sequence) }
+                        return lastElement.unsafelyUnwrapped
+                    }
                     encodedPlace = place
                     return liveElement(key: key, snapshot: nil, encoded: block)
                 case .end:

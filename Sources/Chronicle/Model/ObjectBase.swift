@@ -174,6 +174,22 @@ open class ObjectBase: @unchecked Sendable {
         liveCursor.store(0, ordering: .relaxed)
     }
 
+    /// ``relocate(to:snapshot:encoded:at:sequence:)`` for a scan of a table
+    /// still in its checkpoint file: the handle keeps no record there, so
+    /// none is swapped out and dropped (two releases of `nil` per object
+    /// otherwise).
+    final func relocate(to key: ObjectKey, encoded: Unmanaged<EncodedBlock>, at place: EncodedBlock.Place, sequence: UInt64) {
+        liveKey = key
+        if liveSnapshot != nil { liveSnapshot = nil }
+        // Consecutive objects share their block: no retain and release.
+        if liveEncoded.map({ Unmanaged.passUnretained($0).toOpaque() }) != encoded.toOpaque() {
+            liveEncoded = encoded.takeUnretainedValue()
+        }
+        liveEncodedPlace = place
+        liveSnapshotSequence = sequence
+        liveCursor.store(0, ordering: .relaxed)
+    }
+
     /// The values of an instance made unmanaged (only a managed handle has none).
     var unmanagedStorage: UnmanagedValues {
         guard let unmanagedValues else { preconditionFailure("Chronicle: a managed handle has no unmanaged values") }
