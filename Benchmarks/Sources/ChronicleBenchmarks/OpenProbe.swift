@@ -9,11 +9,13 @@ import Foundation
 ///     ChronicleBenchmarks --probe one DIR [COUNT]    # open it with the checkpoint, read one player
 ///     ChronicleBenchmarks --probe all DIR            # open it with the checkpoint, read every score
 ///     ChronicleBenchmarks --probe every DIR          # the same, reading every property
+///     ChronicleBenchmarks --probe everytimes DIR [N] # `every` N times in one process (default 10), each timed
 ///     ChronicleBenchmarks --probe foldall DIR        # open without the checkpoint file (fold the journal), read every score
 ///     ChronicleBenchmarks --probe foldevery DIR      # the same, reading every property (W6's fold + read every property)
 ///     ChronicleBenchmarks --probe iterate DIR [COUNT] # a fresh store of COUNT players (default 100k); iterate them reading the name, 20 times, then as projections, 20 times
 ///     ChronicleBenchmarks --probe repeat DIR [COUNT] # 20 opens reading one player, each timed
 ///     ChronicleBenchmarks --probe reopen DIR [COUNT] # two folds reading every score (each store dropped), then `repeat`'s 20 opens
+///     ChronicleBenchmarks --probe rewrite DIR [COUNT] # the checkpoint file written again, then `repeat`'s 20 opens
 ///     ChronicleBenchmarks --probe fold DIR [COUNT]   # open without the checkpoint file (fold the journal), read one
 ///     ChronicleBenchmarks --probe uuids DIR [COUNT]  # make and add COUNT objects with a UUID primary key (DIR unused), in memory
 ///     ChronicleBenchmarks --probe insert DIR [COUNT] # W1 once: a fresh store in DIR, COUNT players (default 100k) in one durable write
@@ -180,6 +182,11 @@ enum OpenProbe {
                 blackHole(sum)
             }
             try timedOpens(journal, probe: count / 2 + 17)
+        case "rewrite":
+            // W6's last step before its checkpoint rows: the checkpoint file
+            // written again, then opens with it, each timed.
+            try ChronicleSide.open(journal, durability: .none, checkpointFile: true).writeCheckpoint()
+            try timedOpens(journal, probe: count / 2 + 17)
         case "observe":
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let options = Options(directory: directory)
@@ -211,6 +218,19 @@ enum OpenProbe {
             var sum = 0
             for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
             blackHole(sum)
+        case "everytimes":
+            // W6's read of every property as the harness repeats it: COUNT
+            // (default 10) opens in one process, each timed.
+            for _ in 0..<(arguments.count > 2 ? count : 10) {
+                let start = ContinuousClock.now
+                do {
+                    let store = try ChronicleSide.open(journal, durability: .none, checkpointFile: true)
+                    var sum = 0
+                    for p in store.objects(Player.self) { sum &+= usePlayer(p.id, p.name, p.team, p.score) }
+                    blackHole(sum)
+                }
+                print(ContinuousClock.now - start)
+            }
         case "frozenpk":
             // `memory`'s journal of COUNT objects with an `ObjectId` primary
             // key (`--memory-child seed 12 COUNT DIR` writes it): a fold,

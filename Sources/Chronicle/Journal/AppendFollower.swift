@@ -2,10 +2,11 @@
 import Foundation
 import Synchronization
 
-/// Linux: a thread that sleeps on the append count of a journal's shared
-/// area (a futex, ``SharedJournalArea/sleepUntilAppend(after:timeout:)``)
-/// and calls a handler when another journal of the file appended: how a
-/// store follows the commits other processes append.
+/// Linux: a thread (of ``FollowerThreads``) that sleeps on the append
+/// count of a journal's shared area (a futex,
+/// ``SharedJournalArea/sleepUntilAppend(after:timeout:)``) and calls a
+/// handler when another journal of the file appended: how a store follows
+/// the commits other processes append.
 ///
 /// **Why not the file's inotify events** (``FileChangeWatcher``, which a
 /// read-only follower still uses): an inotify watch makes every `pwrite`
@@ -41,8 +42,8 @@ import Synchronization
 /// - Without any append it still looks every `fallback` (a writer killed
 ///   between its append and its wake-up, or a build of Chronicle that does
 ///   not wake followers).
-/// - ``cancel()`` wakes the thread, which then ends; a handler call under
-///   way finishes first.
+/// - ``cancel()`` wakes the thread, which then ends the job and parks for
+///   the next follower; a handler call under way finishes first.
 final class AppendFollower: CommitFollower, Sendable {
     private let area: SharedJournalArea
     private let flags = Flags()
@@ -69,17 +70,15 @@ final class AppendFollower: CommitFollower, Sendable {
     /// (for tests).
     var busyLooks: Int { flags.busyLooks.load(ordering: .relaxed) }
 
-    /// Starts the thread. `retry`: how long it sleeps, unregistered, after
-    /// a handler call that returned `false`, doubled after each further
-    /// one up to `longestRetry`.
+    /// Starts following, on a thread of ``FollowerThreads/shared``.
+    /// `retry`: how long it sleeps, unregistered, after a handler call that
+    /// returned `false`, doubled after each further one up to `longestRetry`.
     init(area: SharedJournalArea, fallback: Duration, retry: Duration = .milliseconds(1),
          longestRetry: Duration = .milliseconds(8), onChange: @escaping @Sendable () -> Bool) {
         self.area = area
-        let thread = Thread { [area, flags] in
-            // The lowest priority, as the inotify watcher's thread: an idle
-            // core still runs it at once, but an observer of the app's own
-            // commit runs first.
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19) // 0: this thread, on Linux
+        // A thread of the process's pool (at the lowest priority, as the
+        // inotify watcher's thread), not one of its own: see `FollowerThreads`.
+        FollowerThreads.shared.run { [area, flags] in
             var seen = area.appendCount
             var busy = false
             var pause = retry
@@ -106,9 +105,6 @@ final class AppendFollower: CommitFollower, Sendable {
                 if busy { flags.busyLooks.wrappingAdd(1, ordering: .relaxed) }
             }
         }
-        thread.name = "Chronicle follower"
-        thread.stackSize = 256 * 1024
-        thread.start()
     }
 
     deinit { cancel() }
