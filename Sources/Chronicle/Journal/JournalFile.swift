@@ -25,9 +25,16 @@ final class JournalFile: JournalStorage {
 
     /// Opens `url` for reading only: no lock, never modifies the file.
     static func openForReading(_ url: URL) throws(JournalError) -> JournalFile {
-        let fd = open(url.path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: url.path) }
-        return JournalFile(fd: fd, path: url.path)
+        try openForReading(path: url.path)
+    }
+
+    /// ``openForReading(_:)`` by path: a file URL's `path` is a few
+    /// thousand instructions each time it is asked, which an open with a
+    /// checkpoint file did three times for that file alone.
+    static func openForReading(path: String) throws(JournalError) -> JournalFile {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw .io(operation: "open", errno: errno, path: path) }
+        return JournalFile(fd: fd, path: path)
     }
 
     /// Opens `url` for reading and writing, creating it (with a header, `0600`,

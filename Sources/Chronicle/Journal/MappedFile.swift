@@ -27,8 +27,13 @@ final class MappedFile: @unchecked Sendable {
     /// Maps `url`, or reads it into memory where it cannot be mapped (an
     /// empty file, a file system without mappings).
     /// - Throws: ``JournalError/io(operation:errno:path:)`` if it cannot be opened or read.
-    init(contentsOf url: URL) throws(JournalError) {
-        let file = try JournalFile.openForReading(url)
+    convenience init(contentsOf url: URL) throws(JournalError) {
+        try self.init(path: url.path)
+    }
+
+    /// ``init(contentsOf:)`` by path.
+    init(path: String) throws(JournalError) {
+        let file = try JournalFile.openForReading(path: path)
         let size = try file.size()
         if size > 0, let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, file.fd, 0), address != MAP_FAILED {
             bytes = UnsafeRawBufferPointer(start: address, count: size)
