@@ -25,7 +25,7 @@ import Foundation
 /// - A job is released (and what it holds, the shared area's mapping)
 ///   before its thread parks.
 ///
-/// `@unchecked Sendable`: `jobs` and `parked` are read and written only
+/// `@unchecked Sendable`: `jobs`, `parked` and `threads` are read and written only
 /// while `condition` is locked; jobs run with it released.
 final class FollowerThreads: @unchecked Sendable {
     /// The pool every ``AppendFollower`` of the process uses.
